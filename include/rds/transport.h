@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDS transport interface: everything rds_tcp.ko and rds_rdma.ko may use
+ * from rds.ko, and everything rds.ko expects of them.
+ *
+ * The generic layer owns sockets, connections, paths, sequence numbers,
+ * retransmission and congestion.  A transport owns one thing: moving the wire
+ * image of a message (struct rds_header + payload) over one path to the peer,
+ * and handing complete incoming messages back.  It is driven from the path's
+ * work items on rds_wq:
+ *
+ *   cp_conn_w  -> t->conn_path_connect()    path is CONNECTING
+ *   cp_send_w  -> t->xmit()                 path is UP
+ *   cp_recv_w  -> t->recv_path()            path is UP
+ *   cp_down_w  -> t->conn_path_shutdown()   path is DISCONNECTING
+ *
+ * and reports back with rds_connect_path_complete(), rds_conn_path_error(),
+ * rds_send_path_drop_acked() and rds_recv_incoming().
+ *
+ * Path state machine (cp_state, changed only with rds_conn_path_transition()):
+ *
+ *   DOWN --connect work--> CONNECTING --rds_connect_path_complete()--> UP
+ *   CONNECTING/UP --rds_conn_path_error()--> ERROR --down work--> DISCONNECTING
+ *   DISCONNECTING --t->conn_path_shutdown() returned--> DOWN
+ *   DOWN --(backoff delay, if anything is queued or we are the initiator)--> CONNECTING
+ *
+ * Unacknowledged messages survive every trip through that loop: on the way
+ * back UP they are sent again, flagged RDS_FLAG_RETRANSMITTED, and the
+ * receiver drops the ones it already has by sequence number.
+ */
+#ifndef _RDS_TRANSPORT_H
+#define _RDS_TRANSPORT_H
+
+#include <linux/types.h>
+#include <linux/in6.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/rds.h>
+#include <net/net_namespace.h>
+
+/* ---- Wire format (identical to in-tree RDS) ---------------------------- */
+
+#define RDS_PROTOCOL_3_0	0x0300
+#define RDS_PROTOCOL_3_1	0x0301
+#define RDS_PROTOCOL_4_0	0x0400
+#define RDS_PROTOCOL_4_1	0x0401
+#define RDS_PROTOCOL_VERSION	RDS_PROTOCOL_3_1
+#define RDS_PROTOCOL_MAJOR(v)	((v) >> 8)
+#define RDS_PROTOCOL_MINOR(v)	((v) & 255)
+#define RDS_PROTOCOL(maj, min)	(((maj) << 8) | (min))
+
+#define RDS_HEADER_EXT_SPACE	16
+
+/* Every message on the wire starts with these 48 bytes, all big endian. */
+struct rds_header {
+	__be64	h_sequence;
+	__be64	h_ack;
+	__be32	h_len;		/* payload bytes that follow the header */
+	__be16	h_sport;
+	__be16	h_dport;
+	u8	h_flags;
+	u8	h_credit;
+	u8	h_padding[4];
+	__sum16	h_csum;		/* ip_fast_csum() of the header, h_csum = 0 */
+	u8	h_exthdr[RDS_HEADER_EXT_SPACE];
+};
+
+#define RDS_FLAG_CONG_BITMAP	0x01
+#define RDS_FLAG_ACK_REQUIRED	0x02
+#define RDS_FLAG_RETRANSMITTED	0x04
+#define RDS_MAX_ADV_CREDIT	255
+
+/*
+ * Port 1 is reserved as the source of the multipath handshake ping: a message
+ * 1 -> 0 is a probe, the pong 0 -> 1 answers it.  Both carry the sender's
+ * path count and generation number as extension headers.
+ */
+#define RDS_FLAG_PROBE_PORT	1
+#define RDS_HS_PROBE(sport, dport) \
+	(((sport) == RDS_FLAG_PROBE_PORT && (dport) == 0) || \
+	 ((sport) == 0 && (dport) == RDS_FLAG_PROBE_PORT))
+
+/* Extension headers: a type byte, then a payload whose size the type fixes. */
+#define RDS_EXTHDR_NONE		0
+#define RDS_EXTHDR_VERSION	1	/* __be32 protocol version */
+#define RDS_EXTHDR_RDMA		2	/* __be32 rkey */
+#define RDS_EXTHDR_RDMA_DEST	3	/* __be32 rkey, __be32 offset */
+#define RDS_EXTHDR_NPATHS	5	/* __be16 paths the sender supports */
+#define RDS_EXTHDR_GEN_NUM	6	/* __be32 sender's generation number */
+#define __RDS_EXTHDR_MAX	16
+
+#define RDS_MPATH_WORKERS	8	/* most paths a connection may have */
+
+#define RDS_CONG_MAP_BYTES	(65536 / 8)	/* one bit per port */
+#define RDS_MAX_MSG_SIZE	(1U << 20)
+
+/* ---- Messages ---------------------------------------------------------- */
+
+struct rds_conn_path;
+struct rds_connection;
+struct rds_transport;
+struct rds_sock;
+
+/*
+ * A received message, from the moment a transport has its whole header until
+ * the last reader drops it.
+ *
+ * Lifetime: i_refcount.  The transport holds one while it reassembles,
+ * rds_recv_incoming() takes one for the receive queue it puts it on, and
+ * recvmsg() drops that one when it dequeues.  i_trans pins the transport
+ * module (a module reference taken in rds_inc_init(), dropped after
+ * i_trans->inc_free()), so an unread message never outlives the code that
+ * frees it.  i_cp is only valid inside rds_recv_incoming(): once queued on
+ * a socket an incoming message refers to no connection.
+ */
+struct rds_incoming {
+	refcount_t		i_refcount;
+	struct list_head	i_item;		/* rs_recv_queue, rs_recv_lock */
+	const struct rds_transport *i_trans;
+	struct rds_conn_path	*i_cp;
+	struct rds_header	i_hdr;
+	struct in6_addr		i_saddr;	/* the sender */
+	struct in6_addr		i_daddr;	/* us */
+	u8			i_tos;
+	unsigned long		i_rx_jiffies;
+	u64			i_rx_tstamp;	/* ns, 0 when not wanted */
+	u64			i_rx_lat_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+	rds_rdma_cookie_t	i_rdma_cookie;
+};
+
+void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
+		  const struct in6_addr *saddr);
+void rds_inc_addref(struct rds_incoming *inc);
+void rds_inc_put(struct rds_incoming *inc);
+
+/* m_flags bits */
+enum {
+	RDS_MSG_ON_SOCK,	/* on m_rs->rs_send_queue */
+	RDS_MSG_ON_CONN,	/* on cp_send_queue or cp_retrans */
+	RDS_MSG_RETRANSMITTED,	/* sent at least once on this path */
+	RDS_MSG_ACK_REQUIRED,
+	RDS_MSG_CANCELED,	/* RDS_CANCEL_SENT_TO or socket close */
+};
+
+/*
+ * An outgoing message.  Its wire image is m_inc.i_hdr followed by m_len
+ * payload bytes in m_sg[0..m_nents).
+ *
+ * Lifetime: m_refcount.  One reference for each list it is on (socket send
+ * queue, path queue), one for the path's cp_xmit_rm while a transport is
+ * sending it, and one for the sender while it builds it.
+ * m_rs_lock protects m_rs, which holds a sock reference while set.
+ */
+struct rds_message {
+	refcount_t		m_refcount;
+	struct list_head	m_sock_item;	/* rs_send_queue, rs_lock */
+	struct list_head	m_conn_item;	/* cp_send_queue/cp_retrans, cp_lock */
+	struct rds_incoming	m_inc;		/* header; loopback delivers it */
+	unsigned long		m_flags;
+	u64			m_ack_seq;	/* transport private (TCP: stream seq) */
+	struct in6_addr		m_daddr;
+	spinlock_t		m_rs_lock;
+	struct rds_sock		*m_rs;
+	struct rds_conn_path	*m_cp;		/* path it was queued on */
+	unsigned int		m_len;		/* payload bytes */
+	unsigned int		m_nents;
+	struct scatterlist	*m_sg;
+	rds_rdma_cookie_t	m_rdma_cookie;
+};
+
+void rds_message_addref(struct rds_message *rm);
+void rds_message_put(struct rds_message *rm);
+/* Total bytes of the wire image: header and payload. */
+static inline unsigned int rds_message_wire_len(const struct rds_message *rm)
+{
+	return sizeof(struct rds_header) + rm->m_len;
+}
+
+int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
+			      const void *data, unsigned int len);
+/* Walks the extension headers: *pos starts at 0; returns the type or NONE. */
+int rds_message_next_extension(const struct rds_header *hdr, unsigned int *pos,
+			       void *buf, unsigned int *buflen);
+__sum16 rds_header_csum(const struct rds_header *hdr);
+bool rds_header_csum_ok(const struct rds_header *hdr);
+
+/* ---- Connections and paths --------------------------------------------- */
+
+enum rds_path_state {
+	RDS_CONN_DOWN = 0,
+	RDS_CONN_CONNECTING,
+	RDS_CONN_DISCONNECTING,
+	RDS_CONN_UP,
+	RDS_CONN_RESETTING,
+	RDS_CONN_ERROR,
+};
+
+/* cp_flags bits */
+enum {
+	RDS_IN_XMIT,		/* one sender at a time per path */
+	RDS_RECONNECT_PENDING,	/* cp_conn_w is queued */
+	RDS_DESTROY_PENDING,	/* no new work may be queued */
+};
+
+/*
+ * One ordered lane of a connection: one TCP socket, or one IB queue pair.
+ *
+ * Locks: cp_lock (spinlock, BH-safe) protects cp_send_queue, cp_retrans,
+ * cp_next_tx_seq and cp_next_rx_seq.  cp_cm_lock (mutex) serializes the
+ * transport's connect against its shutdown.  RDS_IN_XMIT makes the caller of
+ * t->xmit() exclusive and guards cp_xmit_rm / cp_xmit_pos.
+ * The path lives and dies with its connection.
+ */
+struct rds_conn_path {
+	struct rds_connection	*cp_conn;
+	unsigned int		cp_index;
+	atomic_t		cp_state;
+	unsigned long		cp_flags;
+
+	spinlock_t		cp_lock;
+	u64			cp_next_tx_seq;
+	u64			cp_next_rx_seq;
+	struct list_head	cp_send_queue;	/* not yet handed to t->xmit() */
+	struct list_head	cp_retrans;	/* sent, not yet acknowledged */
+
+	struct rds_message	*cp_xmit_rm;	/* partly sent, RDS_IN_XMIT */
+	unsigned int		cp_xmit_pos;	/* bytes of its wire image sent */
+
+	struct mutex		cp_cm_lock;
+	struct delayed_work	cp_conn_w;
+	struct delayed_work	cp_send_w;
+	struct delayed_work	cp_recv_w;
+	struct work_struct	cp_down_w;
+	unsigned long		cp_reconnect_jiffies;	/* current backoff */
+	wait_queue_head_t	cp_waitq;
+	unsigned int		cp_unacked_packets;
+	unsigned int		cp_unacked_bytes;
+	u64			cp_conn_attempts;
+
+	void			*cp_transport_data;
+};
+
+/*
+ * A (netns, laddr, faddr, tos, transport) tuple and its 1..N paths.
+ *
+ * Lifetime: c_ref.  The per-netns connection table holds one reference
+ * until rds_conn_destroy(); a socket caches one in rs_conn; callers of
+ * rds_conn_create*() get one.  The memory is RCU-freed so table lookups
+ * need no reference until they take one with kref_get_unless_zero().
+ * c_npaths is 0 until the handshake says how many paths the peer has.
+ */
+struct rds_connection {
+	struct hlist_node	c_hash_node;	/* rds_net conn table, RCU */
+	struct kref		c_ref;
+	possible_net_t		c_net;
+	struct in6_addr		c_laddr;
+	struct in6_addr		c_faddr;
+	int			c_dev_if;	/* IPv6 link-local scope */
+	u8			c_tos;
+	bool			c_isv6;
+	bool			c_loopback;	/* faddr is local to c_net */
+	bool			c_passive;	/* created by an accept */
+	bool			c_destroying;
+	u16			c_version;
+	struct rds_transport	*c_trans;
+	void			*c_transport_data;	/* whole-connection data */
+
+	struct rds_cong_map	*c_lcong;	/* our map for laddr */
+	struct rds_cong_map	*c_fcong;	/* the peer's map for faddr */
+	unsigned long		c_map_queued;	/* bit 0: send c_lcong */
+
+	int			c_npaths;
+	u32			c_my_gen_num;
+	u32			c_peer_gen_num;
+	bool			c_ping_triggered;
+	wait_queue_head_t	c_hs_waitq;	/* waits for c_npaths */
+
+	unsigned int		c_path_count;	/* paths allocated in c_path */
+	struct rds_conn_path	*c_path;
+	struct rcu_head		c_rcu;
+};
+
+static inline struct net *rds_conn_net(const struct rds_connection *conn)
+{
+	return read_pnet(&conn->c_net);
+}
+
+static inline int rds_conn_path_state(struct rds_conn_path *cp)
+{
+	return atomic_read(&cp->cp_state);
+}
+
+static inline bool rds_conn_path_up(struct rds_conn_path *cp)
+{
+	return rds_conn_path_state(cp) == RDS_CONN_UP;
+}
+
+bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new);
+
+/*
+ * Find or create the connection for an accepted transport connection.  The
+ * caller gets a reference.  Returns ERR_PTR on failure.
+ */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       struct rds_transport *trans, u8 tos,
+				       gfp_t gfp, int dev_if);
+struct rds_connection *rds_conn_find(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr,
+				     struct rds_transport *trans, u8 tos,
+				     int dev_if);
+void rds_conn_get(struct rds_connection *conn);
+void rds_conn_put(struct rds_connection *conn);
+
+/* The transport connected the path: UP, then send what waits. */
+void rds_connect_path_complete(struct rds_conn_path *cp, int curr);
+/* Something broke: tear the path down and reconnect with backoff. */
+void rds_conn_path_error(struct rds_conn_path *cp, const char *why);
+/* Start connecting if DOWN (e.g. an incoming connect for another path). */
+void rds_conn_path_connect_if_down(struct rds_conn_path *cp);
+/* Tear down and reconnect every path of @conn (e.g. a sysctl changed). */
+void rds_conn_reset(struct rds_connection *conn);
+/* Destroy every connection of @trans in @net (NULL: every netns). */
+void rds_conn_destroy_all(struct net *net, struct rds_transport *trans);
+/* Apply fn to every connection of @trans (any netns when @net is NULL). */
+void rds_conn_for_each(struct net *net, struct rds_transport *trans,
+		       void (*fn)(struct rds_connection *conn, void *arg),
+		       void *arg);
+
+/* ---- Send and receive hooks -------------------------------------------- */
+
+void rds_path_queue_send(struct rds_conn_path *cp, unsigned long delay);
+void rds_path_queue_recv(struct rds_conn_path *cp, unsigned long delay);
+
+/*
+ * Drop from cp_retrans every message the peer has: those for which
+ * is_acked(rm, ack) is true, or with is_acked NULL those whose sequence
+ * number is <= ack.  Completes them to their sockets.
+ */
+void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
+			      bool (*is_acked)(struct rds_message *rm, u64 ack));
+
+/*
+ * Deliver a complete message that arrived on @cp from @saddr to @daddr.
+ * Drops duplicates, answers pings, applies congestion map updates, queues
+ * the rest on the bound socket.  Takes its own reference on @inc.
+ * Callable from softirq (gfp GFP_ATOMIC) or process context.
+ */
+void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
+		       const struct in6_addr *daddr, struct rds_incoming *inc,
+		       gfp_t gfp);
+
+/* ---- Info tables (RDS_INFO_* getsockopt) -------------------------------- */
+
+struct rds_info_iterator;
+/*
+ * Fills up to @avail bytes with whole items through rds_info_copy() and
+ * returns the number of items it has in all and their size in @lens.
+ */
+struct rds_info_lengths {
+	unsigned int	nr;
+	unsigned int	each;
+};
+typedef void (*rds_info_func)(struct socket *sock, unsigned int len,
+			      struct rds_info_iterator *iter,
+			      struct rds_info_lengths *lens);
+void rds_info_register_func(int optname, rds_info_func func);
+void rds_info_deregister_func(int optname, rds_info_func func);
+void rds_info_copy(struct rds_info_iterator *iter, const void *data,
+		   unsigned long bytes);
+
+/* ---- Statistics -------------------------------------------------------- */
+
+/* A transport's counters, appended to RDS_INFO_COUNTERS. */
+unsigned int rds_stats_info_copy(struct rds_info_iterator *iter,
+				 const u64 *values, const char *const *names,
+				 size_t nr);
+
+/* ---- The transport itself ---------------------------------------------- */
+
+/*
+ * Lifetime: registered from module init, unregistered from module exit
+ * after the transport has destroyed its connections.  A socket bound through
+ * a transport pins t_owner, as does every incoming message (see above).
+ */
+struct rds_transport {
+	char			t_name[TRANSNAMSIZ];
+	struct list_head	t_item;
+	struct module		*t_owner;
+	unsigned int		t_type;		/* RDS_TRANS_* */
+	bool			t_mp_capable;	/* may use RDS_MPATH_WORKERS paths */
+	bool			t_prefer_loopback; /* local faddr: use loopback */
+
+	/* 0 if this transport can send from @addr in @net, else -EADDRNOTAVAIL. */
+	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
+			   u32 scope_id);
+	/* Per-path state into cp->cp_transport_data, for each path of conn. */
+	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
+	void (*conn_free)(struct rds_connection *conn);
+	/* Start connecting; complete later with rds_connect_path_complete(). */
+	int (*conn_path_connect)(struct rds_conn_path *cp);
+	/* Tear the path down; when it returns nothing of the transport runs. */
+	void (*conn_path_shutdown)(struct rds_conn_path *cp);
+	/*
+	 * Send the wire image of @rm from byte *pos on, advancing *pos.
+	 * Returns 0 when all of it is accepted, -EAGAIN when the path is
+	 * full (the transport queues send work when it has room again), or
+	 * another error, which brings the path down.
+	 */
+	int (*xmit)(struct rds_conn_path *cp, struct rds_message *rm,
+		    unsigned int *pos);
+	void (*xmit_path_prepare)(struct rds_conn_path *cp);
+	void (*xmit_path_complete)(struct rds_conn_path *cp);
+	int (*recv_path)(struct rds_conn_path *cp);
+	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
+	void (*inc_free)(struct rds_incoming *inc);
+	/* RDS_INFO_COUNTERS tail; returns the number of counters it has. */
+	unsigned int (*stats_info_copy)(struct rds_info_iterator *iter,
+					unsigned int avail);
+	/* Per-connection text for rds-info: flags for RDS_INFO_CONNECTIONS. */
+	bool (*t_unloading)(struct rds_connection *conn);
+};
+
+int rds_trans_register(struct rds_transport *trans);
+void rds_trans_unregister(struct rds_transport *trans);
+
+/* The workqueue every path's work runs on. */
+extern struct workqueue_struct *rds_wq;
+
+/* A tunable shared with the transports: reconnect backoff bounds etc. */
+extern unsigned long rds_sysctl_reconnect_min_jiffies;
+extern unsigned long rds_sysctl_reconnect_max_jiffies;
+
+#endif /* _RDS_TRANSPORT_H */

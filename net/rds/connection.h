@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Connections and paths, the parts only the generic layer uses.  The rest
+ * of the connection API is in <rds/transport.h>.
+ */
+#ifndef _RDS_CONNECTION_H
+#define _RDS_CONNECTION_H
+
+#include <rds/transport.h>
+
+struct rds_sock;
+
+/*
+ * Find or create the connection a socket sends on.  Loopback (faddr local
+ * to @net) picks the loopback transport when @trans prefers it.  The caller
+ * gets a reference.
+ */
+struct rds_connection *rds_conn_create_outgoing(struct net *net,
+						const struct in6_addr *laddr,
+						const struct in6_addr *faddr,
+						struct rds_transport *trans,
+						u8 tos, gfp_t gfp, int dev_if);
+
+/* Unhash, shut every path down, purge queues, drop the table's reference. */
+void rds_conn_destroy(struct rds_connection *conn);
+
+/* The path a socket's messages use: mprds hash of its bound port. */
+struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
+					     struct rds_sock *rs,
+					     bool nonblock);
+
+/* Queue the connect work for @cp unless it is already pending. */
+void rds_queue_reconnect(struct rds_conn_path *cp);
+
+/* Handshake exthdrs of a probe or its pong: set c_npaths, start paths. */
+void rds_conn_handshake_recv(struct rds_conn_path *cp,
+			     const struct rds_header *hdr);
+
+/* Multipath: connect paths 1..c_npaths-1 once the handshake is done. */
+void rds_start_mprds(struct rds_connection *conn);
+
+const char *rds_path_state_name(int state);
+
+int rds_conn_init(void);	/* creates rds_wq, registers info tables */
+void rds_conn_exit(void);
+void rds_conn_net_exit(struct net *net);
+
+#endif /* _RDS_CONNECTION_H */

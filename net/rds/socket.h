@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDS socket: what one AF_RDS socket owns, and the bind table that maps
+ * (address, port, scope) to it.
+ */
+#ifndef _RDS_SOCKET_H
+#define _RDS_SOCKET_H
+
+#include <linux/rhashtable-types.h>
+#include <net/sock.h>
+#include <rds/transport.h>
+
+/* The bind table key: one socket per (address, port, scope id). */
+struct rds_bind_key {
+	struct in6_addr	addr;
+	__be16		port;
+	u32		scope_id;
+};
+
+/*
+ * Lifetime: the struct sock refcount.  The bind table and the per-netns
+ * socket list hold no reference: a socket leaves both in rds_release()
+ * before its last reference can go, and lookups in the bind table run under
+ * RCU and take one with refcount_inc_not_zero() (sock is SOCK_RCU_FREE).
+ *
+ * Locks:
+ *  - lock_sock() serializes bind, connect, setsockopt and SO_RDS_TRANSPORT.
+ *  - rs_lock (spinlock, BH-safe) protects rs_send_queue, rs_snd_bytes,
+ *    rs_conn, rs_cong_mask and rs_cong_notify.  Ordering:
+ *    cp_lock may be taken inside rs_lock, never the other way around.
+ *  - rs_recv_lock (spinlock, BH-safe) protects rs_recv_queue,
+ *    rs_rcv_bytes and rs_notify_queue.
+ *  - rs_transport holds a reference on t_owner, taken at bind or
+ *    SO_RDS_TRANSPORT and dropped at release.
+ *  - rs_conn holds a c_ref reference (a cache of the last destination).
+ */
+struct rds_sock {
+	struct sock		rs_sk;		/* must be first */
+
+	struct rhash_head	rs_bound_node;
+	struct rds_bind_key	rs_bound;	/* addr any: not bound */
+	struct in6_addr		rs_conn_addr;	/* connect() destination */
+	__be16			rs_conn_port;
+	struct rds_transport	*rs_transport;
+	struct rds_connection	*rs_conn;
+
+	spinlock_t		rs_lock;
+	struct list_head	rs_send_queue;
+	u32			rs_snd_bytes;
+	bool			rs_seen_congestion;
+
+	bool			rs_cong_monitor;
+	u64			rs_cong_mask;	/* ports we were refused on */
+	u64			rs_cong_notify;	/* of those, now uncongested */
+	struct list_head	rs_cong_item;	/* rds_cong monitor list */
+	unsigned long		rs_cong_track;	/* rds_cong_generation seen */
+
+	spinlock_t		rs_recv_lock;
+	struct list_head	rs_recv_queue;
+	u32			rs_rcv_bytes;
+	bool			rs_congested;	/* our port marked in the map */
+	struct list_head	rs_notify_queue;
+
+	bool			rs_recverr;
+	u8			rs_tos;
+	u8			rs_rx_traces;
+	u8			rs_rx_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+
+	struct list_head	rs_item;	/* rds_net sock_list */
+};
+
+static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)
+{
+	return container_of(sk, struct rds_sock, rs_sk);
+}
+
+static inline struct sock *rds_rs_to_sk(struct rds_sock *rs)
+{
+	return &rs->rs_sk;
+}
+
+/* SO_SNDBUF and SO_RCVBUF count queued payload bytes; the core doubles them. */
+static inline u32 rds_sk_sndbuf(struct rds_sock *rs)
+{
+	return rds_rs_to_sk(rs)->sk_sndbuf / 2;
+}
+
+static inline u32 rds_sk_rcvbuf(struct rds_sock *rs)
+{
+	return rds_rs_to_sk(rs)->sk_rcvbuf / 2;
+}
+
+static inline bool rds_sock_bound(const struct rds_sock *rs)
+{
+	return !ipv6_addr_any(&rs->rs_bound.addr);
+}
+
+/* bind.c */
+int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+void rds_remove_bound(struct rds_sock *rs);
+/* Returns the socket bound there with a reference held, or NULL. */
+struct rds_sock *rds_find_bound(struct net *net, const struct in6_addr *addr,
+				__be16 port, u32 scope_id);
+int rds_bind_net_init(struct net *net);
+void rds_bind_net_exit(struct net *net);
+
+/* af_rds.c: wake writers and pollers of @rs. */
+void rds_wake_sk_sleep(struct rds_sock *rs);
+
+/* sockopt.c */
+int rds_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int rds_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
+
+#endif /* _RDS_SOCKET_H */
