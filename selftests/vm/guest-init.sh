@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the test guest, started by the initramfs on the host's root (read-only
+# 9p). $RDSVM_OUT is the per-run directory, writable, shared with the host: it
+# holds the command to run (cmd, written by run-guest.sh) and receives its
+# output (output.log), its exit code (exit_code), dmesg and the kmemleak report.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp
+out=$RDSVM_OUT
+
+mount -t debugfs debugfs /sys/kernel/debug
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+ln -sf /proc/self/fd /dev/fd
+hostname rdsvm
+ip link set lo up
+
+echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(tail -n 1 "$out/cmd")"
+bash "$out/cmd" </dev/null 2>&1 | tee "$out/output.log"
+echo "${PIPESTATUS[0]}" >"$out/exit_code"
+
+# Unreferenced objects are only reported after two scans a few seconds apart.
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$out/kmemleak"
+fi
+
+dmesg >"$out/dmesg"
+sync
+umount "$out"
+reboot -f
