@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the test scripts, which run as root inside the test guest
+# (selftests/vm/run-guest.sh). Source it:
+#
+#   . "$(dirname "$0")/../lib.sh"
+#
+# Paths:  RDS_ROOT (the checkout), RDS_MODDIR (our .ko files for the running
+#         kernel), BIN (build/bin, the selftest programs and tools)
+# TAP:    ktap_plan N; ktap_ok|ktap_fail|ktap_skip "desc"; ktap_test "desc" CMD...;
+#         ktap_finished (prints the totals and exits 0, 1 on failures, 4 when all skipped)
+# Stacks: rds_load [tcp] [rdma], rds_unload (ours); intree_load, intree_unload (the
+#         distribution's). Never both in one guest.
+# Netns:  netns_pair A B ADDR_A ADDR_B, cleanup_netns
+# RDS:    rds_exchange NS_A ADDR_A NS_B ADDR_B PORT MSG (A sends, B answers),
+#         rds_recv NS ADDR PORT [COUNT], rds_send NS ADDR DST_ADDR DST_PORT MSG...
+#
+# RDS_PROFILE=short is set on slow (debug) kernels: use fewer iterations there.
+
+RDS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RDS_MODDIR=$RDS_ROOT/build/$(uname -r)/modules
+BIN=$RDS_ROOT/build/bin
+RDS_PROFILE=${RDS_PROFILE:-full}
+export RDS_ROOT RDS_MODDIR BIN RDS_PROFILE
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+# --- TAP ---------------------------------------------------------------------
+
+ktap_pass_count=0
+ktap_fail_count=0
+ktap_skip_count=0
+ktap_num=0
+
+ktap_plan() {
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	ktap_num=$((ktap_num + 1))
+	ktap_pass_count=$((ktap_pass_count + 1))
+	echo "ok $ktap_num $*"
+}
+
+ktap_fail() {
+	ktap_num=$((ktap_num + 1))
+	ktap_fail_count=$((ktap_fail_count + 1))
+	echo "not ok $ktap_num $*"
+}
+
+ktap_skip() {
+	ktap_num=$((ktap_num + 1))
+	ktap_skip_count=$((ktap_skip_count + 1))
+	echo "ok $ktap_num $* # SKIP"
+}
+
+# ktap_test "desc" CMD...: one test point, ok when CMD succeeds. CMD's output
+# is shown as TAP comments.
+ktap_test() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	if [ $rc = 0 ]; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc (exit $rc)"
+	fi
+	return $rc
+}
+
+ktap_finished() {
+	echo "# Totals: pass:$ktap_pass_count fail:$ktap_fail_count skip:$ktap_skip_count"
+	if [ $ktap_fail_count -gt 0 ]; then
+		exit $KSFT_FAIL
+	elif [ $ktap_pass_count = 0 ] && [ $ktap_skip_count -gt 0 ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# --- module stacks -----------------------------------------------------------
+
+# Our modules, in load order, for the transports asked for.
+rds_modules() {
+	local t
+	echo rds
+	for t in "$@"; do
+		echo "rds_$t"
+	done
+}
+
+# rds_load [tcp] [rdma]: insmod our rds.ko and the transports' modules, after
+# the in-kernel modules they depend on (ib_core, rdma_cm...).
+rds_load() {
+	local mod ko dep
+	if [ -e /sys/module/rds ] && ! grep -q O /sys/module/rds/taint; then
+		echo "rds_load: the in-tree rds is loaded; not mixing the two stacks" >&2
+		return 1
+	fi
+	for mod in $(rds_modules "$@"); do
+		[ -e "/sys/module/$mod" ] && continue
+		ko=$RDS_MODDIR/$mod.ko
+		if [ ! -e "$ko" ]; then
+			echo "rds_load: $ko not built" >&2
+			return 1
+		fi
+		for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+			case $dep in
+			rds | rds_*) ;;
+			*) modprobe "$dep" || return 1 ;;
+			esac
+		done
+		insmod "$ko" || return 1
+	done
+}
+
+# rds_unload: remove whatever RDS modules are loaded, transports first.
+rds_unload() {
+	local mod
+	for mod in rds_rdma rds_tcp rds; do
+		if [ -e "/sys/module/$mod" ]; then
+			rmmod "$mod" || return 1
+		fi
+	done
+}
+
+intree_load() {
+	if [ -e /sys/module/rds ] && grep -q O /sys/module/rds/taint; then
+		echo "intree_load: our rds is loaded; not mixing the two stacks" >&2
+		return 1
+	fi
+	modprobe rds && modprobe rds_tcp
+}
+
+intree_unload() {
+	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
+	! [ -e /sys/module/rds ]
+}
+
+# --- network namespaces ------------------------------------------------------
+
+# netns_pair A B ADDR_A ADDR_B [ADDR6_A ADDR6_B]: namespaces A and B joined by a
+# veth pair (veth0 in each), IPv4 ADDR/24 and IPv6 /64 (default fd00::<last
+# IPv4 octet>), lo and veth0 up.
+netns_pair() {
+	local a=$1 b=$2 addr_a=$3 addr_b=$4
+	local addr6_a=${5:-fd00::${3##*.}} addr6_b=${6:-fd00::${4##*.}}
+
+	ip netns add "$a" || return 1
+	ip netns add "$b" || return 1
+	ip link add veth0 netns "$a" type veth peer name veth0 netns "$b" || return 1
+	ip -n "$a" addr add "$addr_a/24" dev veth0
+	ip -n "$b" addr add "$addr_b/24" dev veth0
+	ip -n "$a" addr add "$addr6_a/64" dev veth0 nodad
+	ip -n "$b" addr add "$addr6_b/64" dev veth0 nodad
+	ip -n "$a" link set lo up
+	ip -n "$b" link set lo up
+	ip -n "$a" link set veth0 up
+	ip -n "$b" link set veth0 up
+}
+
+cleanup_netns() {
+	ip -all netns delete 2>/dev/null
+	true
+}
+
+# --- sending and receiving RDS messages (python3's AF_RDS socket, IPv4 only) ---
+#
+# The receiver answers each message with "ack:MSG" and the sender waits for the
+# answers: a sender that closed its socket at once would drop the messages still
+# queued while the connection comes up.
+
+# rds_recv NS ADDR PORT [COUNT [TIMEOUT]]: bind in NS, print "bound", then COUNT
+# (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10).
+rds_recv() {
+	ip netns exec "$1" python3 - "$2" "$3" "${4:-1}" "${5:-10}" <<-'EOF'
+	import socket, sys
+	addr, port = sys.argv[1], int(sys.argv[2])
+	count, timeout = int(sys.argv[3]), float(sys.argv[4])
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind((addr, port))
+	s.settimeout(timeout)
+	print("bound", flush=True)
+	for _ in range(count):
+	    data, src = s.recvfrom(65536)
+	    print("from %s:%d: %s" % (src[0], src[1], data.decode(errors="replace")), flush=True)
+	    s.sendto(b"ack:" + data, src)
+	EOF
+}
+
+# rds_send NS ADDR DST_ADDR DST_PORT MSG...: send each MSG from ADDR (any port)
+# and wait up to 10 s for its answer.
+rds_send() {
+	ip netns exec "$1" python3 - "$2" "$3" "$4" "${@:5}" <<-'EOF'
+	import socket, sys
+	addr, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind((addr, 0))
+	s.settimeout(10)
+	for msg in sys.argv[4:]:
+	    s.sendto(msg.encode(), (dst, port))
+	    data, src = s.recvfrom(65536)
+	    print("answer from %s:%d: %s" % (src[0], src[1], data.decode(errors="replace")))
+	EOF
+}
+
+# rds_exchange NS_A ADDR_A NS_B ADDR_B PORT MSG: send MSG from A to B:PORT and
+# check that it arrives. Prints the receiver's output.
+rds_exchange() {
+	local log rc i pid
+
+	log=$(mktemp)
+	rds_recv "$3" "$4" "$5" 1 >"$log" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q '^bound' "$log" && break
+		sleep 0.1
+	done
+	rds_send "$1" "$2" "$4" "$5" "$6"
+	rc=$?
+	wait $pid || rc=1
+	cat "$log"
+	grep -q -F "from $2:" "$log" && grep -q -F ": $6" "$log" || rc=1
+	rm -f "$log"
+	return $rc
+}

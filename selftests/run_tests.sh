@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs the selftests inside the test guest and prints TAP for the whole suite.
+#
+#   selftests/run_tests.sh                  every selftests/*/test_*.sh but intree/
+#   selftests/run_tests.sh --intree         only selftests/intree/test_*.sh
+#   selftests/run_tests.sh PATH...          the given tests, or all tests of the
+#                                           given area directories
+#
+# From the host: selftests/vm/run-guest.sh -- selftests/run_tests.sh [ARGS]
+#
+# Each test runs with the checkout as cwd, under a timeout (RDS_TEST_TIMEOUT,
+# seconds), its output shown as "# " lines. Exit 0 is ok, 4 is a skip, anything
+# else a failure. After each test the network namespaces are deleted and the RDS
+# modules unloaded, so every test starts fresh; a module that cannot be unloaded
+# (a leaked reference) fails the test that left it.
+
+cd "$(dirname "$0")/.." || exit 1
+. selftests/lib.sh
+
+if [ "$(hostname)" != rdsvm ] && [ -z "${RDS_ALLOW_HOST:-}" ]; then
+	echo "run_tests.sh loads kernel modules: run it in the guest," >&2
+	echo "  selftests/vm/run-guest.sh -- selftests/run_tests.sh $*" >&2
+	exit 2
+fi
+
+if [ "$RDS_PROFILE" = short ]; then
+	timeout=${RDS_TEST_TIMEOUT:-900}
+else
+	timeout=${RDS_TEST_TIMEOUT:-300}
+fi
+
+tests=()
+if [ "${1:-}" = --intree ]; then
+	tests=(selftests/intree/test_*.sh)
+elif [ $# = 0 ]; then
+	for t in selftests/*/test_*.sh; do
+		case $t in selftests/intree/*) continue ;; esac
+		tests+=("$t")
+	done
+else
+	for arg in "$@"; do
+		arg=${arg%/}
+		[ -e "$arg" ] || arg=selftests/$arg
+		if [ -d "$arg" ]; then
+			tests+=("$arg"/test_*.sh)
+		else
+			tests+=("$arg")
+		fi
+	done
+fi
+# An empty glob stays literal: drop it.
+list=()
+for t in "${tests[@]}"; do
+	[ -e "$t" ] && list+=("$t")
+done
+
+echo "TAP version 13"
+echo "1..${#list[@]}"
+echo "# kernel $(uname -r), profile $RDS_PROFILE, timeout ${timeout}s per test"
+
+passed=0 failed=0 skipped=0 n=0
+for t in "${list[@]}"; do
+	n=$((n + 1))
+	name=${t#selftests/}
+	start=$SECONDS
+	if [ -x "$t" ]; then
+		timeout --kill-after=10 "$timeout" "./$t" 2>&1 | sed -u 's/^/# /'
+		rc=${PIPESTATUS[0]}
+	else
+		echo "# $t is not executable (chmod +x)"
+		rc=1
+	fi
+	note=
+	cleanup_netns
+	rds_unload 2>&1 | sed 's/^/# /'
+	if [ -e /sys/module/rds ]; then
+		note=", cannot unload the rds modules"
+		[ $rc = 0 ] && rc=1
+	fi
+	secs=$((SECONDS - start))
+	case $rc in
+	0) echo "ok $n $name # ${secs}s"; passed=$((passed + 1)) ;;
+	4) echo "ok $n $name # SKIP"; skipped=$((skipped + 1)) ;;
+	124 | 137) echo "not ok $n $name # TIMEOUT after ${timeout}s$note"; failed=$((failed + 1)) ;;
+	*) echo "not ok $n $name # exit $rc, ${secs}s$note"; failed=$((failed + 1)) ;;
+	esac
+done
+
+echo "# Totals: pass:$passed fail:$failed skip:$skipped"
+[ $failed = 0 ]
