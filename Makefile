@@ -24,7 +24,7 @@ KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	  $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 endif
 
-BUILD := $(CURDIR)/build
+BUILD ?= $(CURDIR)/build
 B := $(BUILD)/$(KVER)
 
 # What a kernel build needs from the checkout. Build products in the copy are

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: the kernel's style and static checks, failing on any finding.
+#
+#   1. checkpatch.pl --strict over every .c/.h in net/ include/ uapi/, and over
+#      the user space C files in tools/ and selftests/ (see USERSPACE_IGNORE)
+#   2. a W=1 build of the modules in a fresh tree (build/lint/obj/)
+#   3. sparse over every module source file (kbuild C=2) in that tree
+#
+# checkpatch.pl and the two data files it reads come from Debian's
+# linux-source-6.1 tarball, unpacked once into build/lint/scripts/.
+# KDIR and KVER come from the top-level Makefile.
+
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+lint=build/lint
+tarball=/usr/src/linux-source-6.1.tar.xz
+checkpatch=$lint/scripts/checkpatch.pl
+
+# Rules that ask for identifiers only the kernel has: __printf()/__noreturn
+# (reserved names in user space) and the u32-style types (user space uses
+# <stdint.h>, the uapi headers their __u32). Everything else applies.
+USERSPACE_IGNORE=PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES
+
+failures=()
+
+get_checkpatch() {
+	local f files=()
+
+	[ -x "$checkpatch" ] && return 0
+	[ -r "$tarball" ] || { echo "lint: $tarball missing (apt-get install linux-source-6.1)"; return 1; }
+	echo "lint: unpacking checkpatch.pl from $tarball (once)"
+	for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+		files+=("linux-source-6.1/scripts/$f")
+	done
+	mkdir -p "$lint"
+	tar -xJf "$tarball" -C "$lint" --strip-components=1 "${files[@]}"
+}
+
+run_checkpatch() {
+	local kernel_files user_files
+
+	get_checkpatch || { failures+=(checkpatch); return; }
+	mapfile -t kernel_files < <(find net include uapi -name '*.[ch]' 2>/dev/null | sort)
+	mapfile -t user_files < <(find tools selftests -name '*.[ch]' 2>/dev/null | sort)
+	echo "lint: checkpatch --strict on ${#kernel_files[@]} kernel and ${#user_files[@]} user space files"
+
+	if [ ${#kernel_files[@]} -gt 0 ] &&
+	   ! "$checkpatch" --strict --no-tree --quiet --show-types -f "${kernel_files[@]}"; then
+		failures+=("checkpatch (kernel)")
+	fi
+	if [ ${#user_files[@]} -gt 0 ] &&
+	   ! "$checkpatch" --strict --no-tree --quiet --show-types ${USERSPACE_IGNORE:+--ignore "$USERSPACE_IGNORE"} \
+			-f "${user_files[@]}"; then
+		failures+=("checkpatch (user space)")
+	fi
+}
+
+# build NAME MAKE_ARGS...: a modules build into build/lint/obj/, failing on any
+# compiler or sparse diagnostic in its log.
+build() {
+	local name=$1 log=$lint/$1.log
+	shift
+
+	echo "lint: $name build ($*)"
+	if ! make --no-print-directory modules BUILD="$PWD/$lint/obj" "$@" >"$log" 2>&1; then
+		tail -n 30 "$log"
+		failures+=("$name build")
+	elif grep -E 'warning:|error:' "$log"; then
+		failures+=("$name")
+	fi
+}
+
+run_checkpatch
+rm -rf "$lint/obj"
+build W=1 W=1
+build sparse C=2
+
+echo
+if [ ${#failures[@]} = 0 ]; then
+	echo "lint: clean (checkpatch --strict, W=1, sparse) for $KVER"
+	exit 0
+fi
+echo "lint: FAILED: ${failures[*]} (logs in $lint/)"
+exit 1
