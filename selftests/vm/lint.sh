@@ -4,7 +4,7 @@
 # make lint: the kernel's style and static checks, failing on any finding.
 #
 #   1. checkpatch.pl --strict over every .c/.h in net/ include/ uapi/, and over
-#      the user space C files in tools/ and selftests/ (see USERSPACE_IGNORE)
+#      the user space C files in tools/ and selftests/ (see *_IGNORE below)
 #   2. a W=1 build of the modules in a fresh tree (build/lint/obj/)
 #   3. sparse over every module source file (kbuild C=2) in that tree
 #
@@ -19,9 +19,10 @@ lint=build/lint
 tarball=/usr/src/linux-source-6.1.tar.xz
 checkpatch=$lint/scripts/checkpatch.pl
 
-# Rules that ask for identifiers only the kernel has: __printf()/__noreturn
-# (reserved names in user space) and the u32-style types (user space uses
-# <stdint.h>, the uapi headers their __u32). Everything else applies.
+# Rules that ask for identifiers only the kernel has: __printf(), __packed...
+# (user space cannot use them, and uapi headers are user space too) and the
+# u32-style types (user space uses <stdint.h>). Everything else applies.
+UAPI_IGNORE=PREFER_DEFINED_ATTRIBUTE_MACRO
 USERSPACE_IGNORE=PREFER_DEFINED_ATTRIBUTE_MACRO,PREFER_KERNEL_TYPES
 
 failures=()
@@ -39,23 +40,23 @@ get_checkpatch() {
 	tar -xJf "$tarball" -C "$lint" --strip-components=1 "${files[@]}"
 }
 
+# checkpatch_on NAME IGNORE DIR...: checkpatch every .c/.h under the DIRs.
+checkpatch_on() {
+	local name=$1 ignore=$2 files
+	shift 2
+
+	mapfile -t files < <(find "$@" -name '*.[ch]' 2>/dev/null | sort)
+	echo "lint: checkpatch --strict on ${#files[@]} $name files${ignore:+ (--ignore $ignore)}"
+	[ ${#files[@]} -gt 0 ] || return 0
+	"$checkpatch" --strict --no-tree --quiet --show-types ${ignore:+--ignore "$ignore"} \
+		-f "${files[@]}" || failures+=("checkpatch ($name)")
+}
+
 run_checkpatch() {
-	local kernel_files user_files
-
 	get_checkpatch || { failures+=(checkpatch); return; }
-	mapfile -t kernel_files < <(find net include uapi -name '*.[ch]' 2>/dev/null | sort)
-	mapfile -t user_files < <(find tools selftests -name '*.[ch]' 2>/dev/null | sort)
-	echo "lint: checkpatch --strict on ${#kernel_files[@]} kernel and ${#user_files[@]} user space files"
-
-	if [ ${#kernel_files[@]} -gt 0 ] &&
-	   ! "$checkpatch" --strict --no-tree --quiet --show-types -f "${kernel_files[@]}"; then
-		failures+=("checkpatch (kernel)")
-	fi
-	if [ ${#user_files[@]} -gt 0 ] &&
-	   ! "$checkpatch" --strict --no-tree --quiet --show-types ${USERSPACE_IGNORE:+--ignore "$USERSPACE_IGNORE"} \
-			-f "${user_files[@]}"; then
-		failures+=("checkpatch (user space)")
-	fi
+	checkpatch_on kernel "" net include
+	checkpatch_on uapi "$UAPI_IGNORE" uapi
+	checkpatch_on "user space" "$USERSPACE_IGNORE" tools selftests
 }
 
 # build NAME MAKE_ARGS...: a modules build into build/lint/obj/, failing on any
