@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * RDS_INFO_* getsockopt: each table is a function registered for its
+/* RDS_INFO_* getsockopt: each table is a function registered for its
  * optname; it copies whole items into an iterator over a kernel buffer.
  */
 #ifndef _RDS_INFO_H

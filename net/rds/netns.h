@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Per network namespace state.  Every socket, connection and congestion map
+/* Per network namespace state.  Every socket, connection and congestion map
  * belongs to exactly one netns and dies with it.
  */
 #ifndef _RDS_NETNS_H
@@ -12,8 +11,7 @@
 
 #define RDS_CONN_HASH_BITS	8
 
-/*
- * Locks:
+/* Locks:
  *  - bind_table is an rhashtable: its own locking, lookups under RCU.
  *  - sock_lock (spinlock, BH-safe) protects sock_list and sock_count.
  *  - conn_lock (spinlock, BH-safe) protects writers of conn_hash and
@@ -26,15 +24,15 @@ struct rds_net {
 
 	struct rhashtable	bind_table;
 
-	spinlock_t		sock_lock;
+	spinlock_t		sock_lock;	/* sock_list, sock_count */
 	struct list_head	sock_list;
 	unsigned int		sock_count;
 
-	spinlock_t		conn_lock;
+	spinlock_t		conn_lock;	/* conn_hash writers, conn_count */
 	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
 	unsigned int		conn_count;
 
-	spinlock_t		cong_lock;
+	spinlock_t		cong_lock;	/* cong_tree */
 	struct rb_root		cong_tree;
 };
 

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The tunables under /proc/sys/net/rds.  They are global (registered in
+ * init_net only), like the module parameters they replace: every netns
+ * shares one reconnect policy and one ack policy.
+ */
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+
+#include <rds/transport.h>
+#include "sysctl.h"
+
+/* Reconnect backoff: the first retry waits min, each failure doubles up to max. */
+#define RDS_RECONNECT_MIN_MS	100
+#define RDS_RECONNECT_MAX_MS	10000
+/* The longest backoff anyone may ask for: an hour. */
+#define RDS_RECONNECT_LIMIT_MS	(3600 * 1000)
+
+unsigned long rds_sysctl_reconnect_min_jiffies;
+EXPORT_SYMBOL_GPL(rds_sysctl_reconnect_min_jiffies);
+unsigned long rds_sysctl_reconnect_max_jiffies;
+EXPORT_SYMBOL_GPL(rds_sysctl_reconnect_max_jiffies);
+
+unsigned int rds_sysctl_max_unacked_packets = 8;
+unsigned int rds_sysctl_max_unacked_bytes = 16 << 10;
+unsigned int rds_sysctl_ping_enable = 1;
+
+static unsigned long rds_reconnect_floor = 1;	/* jiffies, so never 0 */
+static unsigned long rds_reconnect_ceiling;	/* jiffies, set at init */
+static unsigned int rds_uint_one = 1;
+
+/* Keeps min <= max: each of the two is bounded by the current value of the
+ * other.  The mutex makes the check and the store of one writer atomic
+ * against the other writer.
+ */
+static DEFINE_MUTEX(rds_sysctl_reconnect_mutex);
+
+static int rds_sysctl_reconnect(struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table t = *table;
+	int ret;
+
+	mutex_lock(&rds_sysctl_reconnect_mutex);
+	if (table->data == &rds_sysctl_reconnect_min_jiffies) {
+		t.extra1 = &rds_reconnect_floor;
+		t.extra2 = &rds_sysctl_reconnect_max_jiffies;
+	} else {
+		t.extra1 = &rds_sysctl_reconnect_min_jiffies;
+		t.extra2 = &rds_reconnect_ceiling;
+	}
+	ret = proc_doulongvec_ms_jiffies_minmax(&t, write, buffer, lenp, ppos);
+	mutex_unlock(&rds_sysctl_reconnect_mutex);
+	return ret;
+}
+
+static struct ctl_table rds_sysctl_table[] = {
+	{
+		.procname	= "reconnect_min_delay_ms",
+		.data		= &rds_sysctl_reconnect_min_jiffies,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= rds_sysctl_reconnect,
+	},
+	{
+		.procname	= "reconnect_max_delay_ms",
+		.data		= &rds_sysctl_reconnect_max_jiffies,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= rds_sysctl_reconnect,
+	},
+	{
+		.procname	= "max_unacked_packets",
+		.data		= &rds_sysctl_max_unacked_packets,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_uint_one,
+	},
+	{
+		.procname	= "max_unacked_bytes",
+		.data		= &rds_sysctl_max_unacked_bytes,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_uint_one,
+	},
+	{
+		.procname	= "ping_enable",
+		.data		= &rds_sysctl_ping_enable,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{ }
+};
+
+static struct ctl_table_header *rds_sysctl_header;
+
+int rds_sysctl_init(void)
+{
+	/* HZ is only known at run time in ms terms: set the jiffy values here. */
+	rds_sysctl_reconnect_min_jiffies = msecs_to_jiffies(RDS_RECONNECT_MIN_MS);
+	rds_sysctl_reconnect_max_jiffies = msecs_to_jiffies(RDS_RECONNECT_MAX_MS);
+	rds_reconnect_ceiling = msecs_to_jiffies(RDS_RECONNECT_LIMIT_MS);
+
+	rds_sysctl_header = register_net_sysctl(&init_net, "net/rds",
+						rds_sysctl_table);
+	return rds_sysctl_header ? 0 : -ENOMEM;
+}
+
+void rds_sysctl_exit(void)
+{
+	unregister_net_sysctl_table(rds_sysctl_header);
+}
