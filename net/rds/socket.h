@@ -1,24 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The RDS socket: what one AF_RDS socket owns, and the bind table that maps
+/* The RDS socket: what one AF_RDS socket owns, and the bind table that maps
  * (address, port, scope) to it.
  */
 #ifndef _RDS_SOCKET_H
 #define _RDS_SOCKET_H
 
 #include <linux/rhashtable-types.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <rds/transport.h>
 
-/* The bind table key: one socket per (address, port, scope id). */
+struct rds_cong_map;
+
+/* The bind table key: one socket per (address, port, scope id).  The table
+ * hashes and compares the first RDS_BIND_KEY_LEN bytes, so the fields are
+ * ordered to leave no padding inside them.
+ */
 struct rds_bind_key {
 	struct in6_addr	addr;
+	u32		scope_id;	/* IPv6 link-local only, else 0 */
 	__be16		port;
-	u32		scope_id;
 };
 
-/*
- * Lifetime: the struct sock refcount.  The bind table and the per-netns
+#define RDS_BIND_KEY_LEN	offsetofend(struct rds_bind_key, port)
+
+/* Lifetime: the struct sock refcount.  The bind table and the per-netns
  * socket list hold no reference: a socket leaves both in rds_release()
  * before its last reference can go, and lookups in the bind table run under
  * RCU and take one with refcount_inc_not_zero() (sock is SOCK_RCU_FREE).
@@ -28,11 +34,19 @@ struct rds_bind_key {
  *  - rs_lock (spinlock, BH-safe) protects rs_send_queue, rs_snd_bytes,
  *    rs_conn, rs_cong_mask and rs_cong_notify.  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
- *  - rs_recv_lock (spinlock, BH-safe) protects rs_recv_queue,
- *    rs_rcv_bytes and rs_notify_queue.
+ *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
+ *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
+ *    rs_congested, rs_cong_map and rs_notify_queue.  The bind table lookup
+ *    that precedes queueing runs under RCU; SOCK_DEAD, set by release
+ *    before it empties the queue, is tested under rs_recv_lock so nothing
+ *    is queued after that.
+ *  - rs_bound is written under lock_sock() before the socket enters the
+ *    bind table and cleared after it left.
  *  - rs_transport holds a reference on t_owner, taken at bind or
  *    SO_RDS_TRANSPORT and dropped at release.
  *  - rs_conn holds a c_ref reference (a cache of the last destination).
+ *  - rs_cong_map holds an m_ref reference on the map in which our port is
+ *    marked congested, from marking until the bit is cleared.
  */
 struct rds_sock {
 	struct sock		rs_sk;		/* must be first */
@@ -44,7 +58,7 @@ struct rds_sock {
 	struct rds_transport	*rs_transport;
 	struct rds_connection	*rs_conn;
 
-	spinlock_t		rs_lock;
+	spinlock_t		rs_lock;	/* send side, see above */
 	struct list_head	rs_send_queue;
 	u32			rs_snd_bytes;
 	bool			rs_seen_congestion;
@@ -55,10 +69,11 @@ struct rds_sock {
 	struct list_head	rs_cong_item;	/* rds_cong monitor list */
 	unsigned long		rs_cong_track;	/* rds_cong_generation seen */
 
-	spinlock_t		rs_recv_lock;
+	spinlock_t		rs_recv_lock;	/* receive side, see above */
 	struct list_head	rs_recv_queue;
 	u32			rs_rcv_bytes;
 	bool			rs_congested;	/* our port marked in the map */
+	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
 	struct list_head	rs_notify_queue;
 
 	bool			rs_recverr;
