@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The receive side: incoming messages from transports are checked (sequence,
+ * pings, congestion maps) and queued on the socket bound to their
+ * destination; recvmsg() hands them to user space with their cmsgs.
+ *
+ * A socket holding more than its rcvbuf marks its port congested in our
+ * congestion map, which tells every peer to stop sending to it; the mark
+ * goes when recvmsg() brings it back to rcvbuf or below.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/sched/clock.h>
+#include <linux/time32.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include <rds/transport.h>
+#include "socket.h"
+#include "recv.h"
+#include "info.h"
+#include "netns.h"
+#include "stats.h"
+#include "sysctl.h"
+#include "cong.h"
+#include "connection.h"
+#include "send.h"
+
+/* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
+ * ns: i_rx_lat_trace[HDR_TO_DGRAM_START] when the transport started the
+ * message (rds_inc_init), [DGRAM_REASSEMBLE] when it handed it over whole,
+ * [DGRAM_DELIVERED] when it was queued on the socket.  Trace point j reports
+ * the time from j to the next point, the last one up to recvmsg().
+ */
+
+void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
+		  const struct in6_addr *saddr)
+{
+	refcount_set(&inc->i_refcount, 1);
+	INIT_LIST_HEAD(&inc->i_item);
+	inc->i_cp = cp;
+	inc->i_trans = cp ? cp->cp_conn->c_trans : NULL;
+	inc->i_tos = cp ? cp->cp_conn->c_tos : 0;
+	if (saddr)
+		inc->i_saddr = *saddr;
+	inc->i_rx_jiffies = jiffies;
+	inc->i_rx_tstamp = 0;
+	inc->i_rdma_cookie = 0;
+	memset(inc->i_rx_lat_trace, 0, sizeof(inc->i_rx_lat_trace));
+	inc->i_rx_lat_trace[RDS_MSG_RX_HDR_TO_DGRAM_START] = local_clock();
+	/* Whoever frees the message must stay loaded until it has. */
+	if (inc->i_trans)
+		__module_get(inc->i_trans->t_owner);
+}
+EXPORT_SYMBOL_GPL(rds_inc_init);
+
+void rds_inc_addref(struct rds_incoming *inc)
+{
+	refcount_inc(&inc->i_refcount);
+}
+EXPORT_SYMBOL_GPL(rds_inc_addref);
+
+void rds_inc_put(struct rds_incoming *inc)
+{
+	const struct rds_transport *trans = inc->i_trans;
+
+	if (!refcount_dec_and_test(&inc->i_refcount))
+		return;
+	WARN_ON_ONCE(!list_empty(&inc->i_item));
+	if (WARN_ON_ONCE(!trans))
+		return;
+	/* inc_free may free @inc: only @trans is used after it. */
+	trans->inc_free(inc);
+	module_put(trans->t_owner);
+}
+EXPORT_SYMBOL_GPL(rds_inc_put);
+
+/* Mark (@mark) or clear our port in the congestion map, with rs_recv_lock
+ * held so that marks and clears of one socket never reorder.  Returns the
+ * map whose change must be announced once the lock is dropped.
+ */
+static struct rds_cong_map *rds_recv_cong_update(struct rds_sock *rs,
+						 struct rds_cong_map *mark)
+{
+	struct rds_cong_map *map;
+
+	lockdep_assert_held(&rs->rs_recv_lock);
+	if (mark) {
+		if (rs->rs_congested || rs->rs_rcv_bytes <= rds_sk_rcvbuf(rs))
+			return NULL;
+		/* The connection holds a reference, so the map is alive. */
+		refcount_inc(&mark->m_ref);
+		rs->rs_cong_map = mark;
+		rs->rs_congested = true;
+		rds_cong_set_bit(mark, rs->rs_bound.port);
+		return mark;
+	}
+	if (!rs->rs_congested || rs->rs_rcv_bytes > rds_sk_rcvbuf(rs))
+		return NULL;
+	map = rs->rs_cong_map;
+	rs->rs_cong_map = NULL;
+	rs->rs_congested = false;
+	rds_cong_clear_bit(map, rs->rs_bound.port);
+	return map;
+}
+
+/* Tell peers about a changed map; @put drops the socket's reference. */
+static void rds_recv_cong_announce(struct rds_cong_map *map, bool put)
+{
+	if (!map)
+		return;
+	rds_cong_queue_updates(map);
+	if (put)
+		rds_cong_map_put(map);
+}
+
+static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
+			   struct rds_incoming *inc)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	u32 len = be32_to_cpu(inc->i_hdr.h_len);
+	struct rds_cong_map *marked = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	/* Release sets SOCK_DEAD before it empties the queue for good. */
+	if (sock_flag(sk, SOCK_DEAD)) {
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		rds_stats_inc(RDS_STAT_RECV_DROP_DEAD_SOCK);
+		return;
+	}
+	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
+	rds_inc_addref(inc);
+	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
+	rs->rs_rcv_bytes += len;
+	if (conn->c_lcong)
+		marked = rds_recv_cong_update(rs, conn->c_lcong);
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+
+	rds_recv_cong_announce(marked, false);
+	rds_stats_inc(RDS_STAT_RECV_QUEUED);
+	rds_stats_add(RDS_STAT_RECV_BYTES_ADDED_TO_SOCK, len);
+	sk->sk_data_ready(sk);
+}
+
+/* A retransmitted message below the next expected sequence number is one we
+ * already have.  A fresh one below it means the peer restarted its
+ * numbering: take it and follow the new numbers.
+ */
+static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
+{
+	u64 seq = be64_to_cpu(inc->i_hdr.h_sequence);
+	unsigned long flags;
+	bool ok = true;
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	if (seq < cp->cp_next_rx_seq &&
+	    (inc->i_hdr.h_flags & RDS_FLAG_RETRANSMITTED))
+		ok = false;
+	else
+		cp->cp_next_rx_seq = seq + 1;
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	return ok;
+}
+
+/* A message to port 0 is a ping.  The multipath handshake probe is a ping
+ * too, and is answered even with ping_enable off: the peer's path count
+ * depends on the answer.
+ */
+static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
+{
+	__be16 sport = inc->i_hdr.h_sport;
+	bool probe = RDS_HS_PROBE(be16_to_cpu(sport), 0);
+
+	if (!sport)
+		return;
+	rds_stats_inc(RDS_STAT_RECV_PING);
+	if (READ_ONCE(rds_sysctl_ping_enable) || probe)
+		rds_send_pong(cp, sport);
+	if (probe)
+		rds_conn_handshake_recv(cp, &inc->i_hdr);
+}
+
+void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
+		       const struct in6_addr *daddr, struct rds_incoming *inc,
+		       gfp_t gfp)
+{
+	struct rds_connection *conn = cp->cp_conn;
+	const struct rds_header *hdr = &inc->i_hdr;
+	struct rds_sock *rs;
+	u32 scope_id = 0;
+
+	inc->i_cp = cp;
+	inc->i_saddr = *saddr;
+	inc->i_daddr = *daddr;
+	inc->i_tos = conn->c_tos;
+	inc->i_rx_jiffies = jiffies;
+	inc->i_rx_tstamp = ktime_get_real_ns();
+	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_REASSEMBLE] = local_clock();
+
+	/* Map updates carry no sequence number worth checking. */
+	if (hdr->h_flags == RDS_FLAG_CONG_BITMAP) {
+		rds_cong_recv(conn, inc);
+		return;
+	}
+	if (!rds_recv_seq_ok(cp, inc)) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_OLD_SEQ);
+		return;
+	}
+	if (hdr->h_flags & RDS_FLAG_ACK_REQUIRED)
+		rds_stats_inc(RDS_STAT_RECV_ACK_REQUIRED);
+
+	if (!hdr->h_dport) {
+		rds_recv_ping(cp, inc);
+		return;
+	}
+	if (hdr->h_dport == htons(RDS_FLAG_PROBE_PORT) && !hdr->h_sport) {
+		rds_conn_handshake_recv(cp, &inc->i_hdr);
+		return;
+	}
+
+	if (ipv6_addr_type(daddr) & IPV6_ADDR_LINKLOCAL)
+		scope_id = conn->c_dev_if;
+	rs = rds_find_bound(rds_conn_net(conn), daddr, hdr->h_dport, scope_id);
+	if (!rs) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_NO_SOCK);
+		return;
+	}
+	rds_recv_queue(rs, conn, inc);
+	sock_put(rds_rs_to_sk(rs));
+}
+EXPORT_SYMBOL_GPL(rds_recv_incoming);
+
+/* The head of the receive queue, with a reference, or NULL. */
+static struct rds_incoming *rds_recv_peek(struct rds_sock *rs)
+{
+	struct rds_incoming *inc;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	inc = list_first_entry_or_null(&rs->rs_recv_queue,
+				       struct rds_incoming, i_item);
+	if (inc)
+		rds_inc_addref(inc);
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	return inc;
+}
+
+/* Takes @inc off the queue; false if another reader got it first. */
+static bool rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	u32 len = be32_to_cpu(inc->i_hdr.h_len);
+	struct rds_cong_map *cleared;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	if (list_empty(&inc->i_item)) {
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		return false;
+	}
+	list_del_init(&inc->i_item);
+	rs->rs_rcv_bytes -= len;
+	cleared = rds_recv_cong_update(rs, NULL);
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+
+	rds_recv_cong_announce(cleared, true);
+	rds_stats_add(RDS_STAT_RECV_BYTES_FREED_FROM_SOCK, len);
+	rds_inc_put(inc);	/* the queue's reference */
+	return true;
+}
+
+void rds_clear_recv_queue(struct rds_sock *rs)
+{
+	struct rds_incoming *inc, *tmp;
+	struct rds_cong_map *cleared;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	list_splice_init(&rs->rs_recv_queue, &list);
+	rs->rs_rcv_bytes = 0;
+	cleared = rds_recv_cong_update(rs, NULL);
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+
+	rds_recv_cong_announce(cleared, true);
+	list_for_each_entry_safe(inc, tmp, &list, i_item) {
+		list_del_init(&inc->i_item);
+		rds_inc_put(inc);
+	}
+}
+
+static bool rds_recv_ready(struct rds_sock *rs)
+{
+	return !list_empty(&rs->rs_recv_queue) ||
+	       !list_empty(&rs->rs_notify_queue) || READ_ONCE(rs->rs_cong_notify);
+}
+
+/* RDS_CONG_MONITOR: report the ports that opened up since the last call.
+ * Returns 1 when there was nothing to report.
+ */
+static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
+{
+	unsigned long flags;
+	u64 notify;
+	int ret;
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	notify = rs->rs_cong_notify;
+	rs->rs_cong_notify = 0;
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	if (!notify)
+		return 1;
+
+	ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_CONG_UPDATE, sizeof(notify),
+		       &notify);
+	if (ret) {
+		/* Not delivered: keep it for the next call. */
+		spin_lock_irqsave(&rs->rs_lock, flags);
+		rs->rs_cong_notify |= notify;
+		spin_unlock_irqrestore(&rs->rs_lock, flags);
+	}
+	return ret;
+}
+
+static int rds_recv_cmsg_tstamp(struct sock *sk, struct rds_incoming *inc,
+				struct msghdr *msg)
+{
+	u64 ns = inc->i_rx_tstamp;
+	u32 rem;
+
+	if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
+		struct __kernel_sock_timeval tv;
+
+		tv.tv_sec = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+		tv.tv_usec = rem / NSEC_PER_USEC;
+		return put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_NEW, sizeof(tv),
+				&tv);
+	} else {
+		/* put_cmsg() converts this one for compat tasks. */
+		struct __kernel_old_timeval tv = ns_to_kernel_old_timeval(ns);
+
+		return put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_OLD, sizeof(tv),
+				&tv);
+	}
+}
+
+static int rds_recv_cmsg_trace(struct rds_sock *rs, struct rds_incoming *inc,
+			       struct msghdr *msg)
+{
+	struct rds_cmsg_rx_trace t;
+	u64 now = local_clock();
+	unsigned int i, pos;
+	u64 next;
+
+	memset(&t, 0, sizeof(t));
+	t.rx_traces = rs->rs_rx_traces;
+	for (i = 0; i < rs->rs_rx_traces; i++) {
+		pos = rs->rs_rx_trace[i];
+		next = pos + 1 < RDS_MSG_RX_DGRAM_TRACE_MAX ?
+		       inc->i_rx_lat_trace[pos + 1] : now;
+		t.rx_trace_pos[i] = pos;
+		t.rx_trace[i] = next - inc->i_rx_lat_trace[pos];
+	}
+	return put_cmsg(msg, SOL_RDS, RDS_CMSG_RXPATH_LATENCY, sizeof(t), &t);
+}
+
+static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
+			  struct msghdr *msg)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	int ret;
+
+	if (inc->i_rdma_cookie) {
+		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST,
+			       sizeof(inc->i_rdma_cookie), &inc->i_rdma_cookie);
+		if (ret)
+			return ret;
+	}
+	if (inc->i_rx_tstamp && sock_flag(sk, SOCK_RCVTSTAMP)) {
+		ret = rds_recv_cmsg_tstamp(sk, inc, msg);
+		if (ret)
+			return ret;
+	}
+	if (rs->rs_rx_traces)
+		return rds_recv_cmsg_trace(rs, inc, msg);
+	return 0;
+}
+
+/* The sender, as the family the user bound with would spell it. */
+static void rds_recv_fill_name(struct rds_sock *rs, struct rds_incoming *inc,
+			       struct msghdr *msg)
+{
+	if (!msg->msg_name)
+		return;
+	if (ipv6_addr_v4mapped(&inc->i_saddr)) {
+		DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = inc->i_hdr.h_sport;
+		sin->sin_addr.s_addr = inc->i_saddr.s6_addr32[3];
+		msg->msg_namelen = sizeof(*sin);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = inc->i_hdr.h_sport;
+		sin6->sin6_addr = inc->i_saddr;
+		if (ipv6_addr_type(&inc->i_saddr) & IPV6_ADDR_LINKLOCAL)
+			sin6->sin6_scope_id = rs->rs_bound.scope_id;
+		msg->msg_namelen = sizeof(*sin6);
+	}
+}
+
+/* Copies @inc (a reference the caller gives us) to user space and, unless
+ * peeking, takes it off the queue.  Returns the length to report, or
+ * -EAGAIN when another reader took it first (nothing was consumed).
+ */
+static int rds_recv_one(struct rds_sock *rs, struct rds_incoming *inc,
+			struct msghdr *msg, int flags)
+{
+	int len = be32_to_cpu(inc->i_hdr.h_len);
+	int copied, ret;
+
+	copied = inc->i_trans->inc_copy_to_user(inc, &msg->msg_iter);
+	if (copied < 0) {
+		ret = copied;
+		goto out_put;
+	}
+	if (!(flags & MSG_PEEK) && !rds_recv_dequeue(rs, inc)) {
+		iov_iter_revert(&msg->msg_iter, copied);
+		rds_stats_inc(RDS_STAT_RECV_DELIVER_RACED);
+		ret = -EAGAIN;
+		goto out_put;
+	}
+	rds_stats_inc(RDS_STAT_COPY_TO_USER);
+	if (!(flags & MSG_PEEK))
+		rds_stats_inc(RDS_STAT_RECV_DELIVERED);
+
+	ret = copied;
+	if (copied < len) {
+		msg->msg_flags |= MSG_TRUNC;
+		if (flags & MSG_TRUNC)
+			ret = len;
+	}
+	rds_recv_fill_name(rs, inc, msg);
+	copied = rds_recv_cmsgs(rs, inc, msg);
+	if (copied)
+		ret = copied;
+out_put:
+	rds_inc_put(inc);
+	return ret;
+}
+
+int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk_to_rs(sk);
+	long timeo, left;
+	struct rds_incoming *inc;
+	int ret;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
+
+	msg->msg_namelen = 0;
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	left = timeo;
+	for (;;) {
+		ret = rds_recv_cong_notify(rs, msg);
+		if (ret <= 0)
+			return ret;
+
+		inc = rds_recv_peek(rs);
+		if (inc) {
+			ret = rds_recv_one(rs, inc, msg, flags);
+			if (ret != -EAGAIN)
+				return ret;
+			continue;
+		}
+		if (!left)
+			return -EAGAIN;
+		left = wait_event_interruptible_timeout(*sk_sleep(sk),
+							rds_recv_ready(rs), left);
+		if (left < 0)
+			return sock_intr_errno(timeo);
+		if (!left && !rds_recv_ready(rs))
+			return -EAGAIN;
+	}
+}
+
+/* ---- RDS_INFO_RECV_MESSAGES and RDS6_INFO_RECV_MESSAGES ---------------- */
+
+static void rds_recv_info_item(struct rds_info_iterator *iter,
+			       const struct rds_incoming *inc, bool v6)
+{
+	const struct rds_header *hdr = &inc->i_hdr;
+
+	if (v6) {
+		struct rds6_info_message m = {
+			.seq	= be64_to_cpu(hdr->h_sequence),
+			.len	= be32_to_cpu(hdr->h_len),
+			.laddr	= inc->i_daddr,
+			.faddr	= inc->i_saddr,
+			.lport	= hdr->h_dport,
+			.fport	= hdr->h_sport,
+			.tos	= inc->i_tos,
+		};
+
+		rds_info_copy(iter, &m, sizeof(m));
+	} else {
+		struct rds_info_message m = {
+			.seq	= be64_to_cpu(hdr->h_sequence),
+			.len	= be32_to_cpu(hdr->h_len),
+			.laddr	= inc->i_daddr.s6_addr32[3],
+			.faddr	= inc->i_saddr.s6_addr32[3],
+			.lport	= hdr->h_dport,
+			.fport	= hdr->h_sport,
+			.tos	= inc->i_tos,
+		};
+
+		rds_info_copy(iter, &m, sizeof(m));
+	}
+}
+
+/* One pass under the locks: what is counted is what is copied. */
+static void rds_recv_info(struct socket *sock, struct rds_info_iterator *iter,
+			  struct rds_info_lengths *lens, bool v6)
+{
+	struct rds_net *rn = rds_net(sock_net(sock->sk));
+	struct rds_incoming *inc;
+	struct rds_sock *rs;
+	unsigned long flags;
+	unsigned int nr = 0;
+
+	spin_lock_bh(&rn->sock_lock);
+	list_for_each_entry(rs, &rn->sock_list, rs_item) {
+		spin_lock_irqsave(&rs->rs_recv_lock, flags);
+		list_for_each_entry(inc, &rs->rs_recv_queue, i_item) {
+			if (!v6 && !ipv6_addr_v4mapped(&inc->i_saddr))
+				continue;
+			rds_recv_info_item(iter, inc, v6);
+			nr++;
+		}
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	}
+	spin_unlock_bh(&rn->sock_lock);
+
+	lens->nr = nr;
+	lens->each = v6 ? sizeof(struct rds6_info_message) :
+			  sizeof(struct rds_info_message);
+}
+
+static void rds_recv_info4(struct socket *sock, unsigned int len,
+			   struct rds_info_iterator *iter,
+			   struct rds_info_lengths *lens)
+{
+	rds_recv_info(sock, iter, lens, false);
+}
+
+static void rds_recv_info6(struct socket *sock, unsigned int len,
+			   struct rds_info_iterator *iter,
+			   struct rds_info_lengths *lens)
+{
+	rds_recv_info(sock, iter, lens, true);
+}
+
+int rds_recv_init(void)
+{
+	rds_info_register_func(RDS_INFO_RECV_MESSAGES, rds_recv_info4);
+	rds_info_register_func(RDS6_INFO_RECV_MESSAGES, rds_recv_info6);
+	return 0;
+}
+
+void rds_recv_exit(void)
+{
+	rds_info_deregister_func(RDS6_INFO_RECV_MESSAGES, rds_recv_info6);
+	rds_info_deregister_func(RDS_INFO_RECV_MESSAGES, rds_recv_info4);
+}
