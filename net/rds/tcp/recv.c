@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Receiving: messages are cut out of the TCP byte stream with
+ * tcp_read_sock(), from the data_ready callback or the receive work.
+ * Headers are copied (they may straddle skbs); payloads stay in the skbs,
+ * as clones that remember which bytes are the message's.
+ */
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
+#include "tcp.h"
+
+static struct kmem_cache *rds_tcp_incoming_slab;
+
+struct rds_tcp_read_ctx {
+	struct rds_tcp_connection	*tc;
+	gfp_t				gfp;
+	size_t				delivered;
+};
+
+/* Payload sizes of the extension header types in-tree RDS knows. */
+static const u8 rds_tcp_exthdr_size[__RDS_EXTHDR_MAX] = {
+	[RDS_EXTHDR_VERSION]		= 4,
+	[RDS_EXTHDR_RDMA]		= 4,
+	[RDS_EXTHDR_RDMA_DEST]		= 8,
+	[RDS_EXTHDR_NPATHS]		= 2,
+	[RDS_EXTHDR_GEN_NUM]		= 4,
+	[RDS_TCP_EXTHDR_SPORT_IDX]	= 1,
+};
+
+/* Whether a probe or pong says the peer encodes path indexes in ports. */
+static bool rds_tcp_hdr_has_sport_idx(const struct rds_header *hdr)
+{
+	unsigned int pos = 0, type;
+
+	while (pos < RDS_HEADER_EXT_SPACE) {
+		type = hdr->h_exthdr[pos++];
+		if (type == RDS_TCP_EXTHDR_SPORT_IDX)
+			return true;
+		if (type == RDS_EXTHDR_NONE || type >= __RDS_EXTHDR_MAX ||
+		    !rds_tcp_exthdr_size[type])
+			break;
+		pos += rds_tcp_exthdr_size[type];
+	}
+	return false;
+}
+
+void rds_tcp_reasm_reset(struct rds_tcp_connection *tc)
+{
+	if (tc->t_tinc)
+		rds_inc_put(&tc->t_tinc->ti_inc);
+	tc->t_tinc = NULL;
+	tc->t_hdr_got = 0;
+	tc->t_data_rem = 0;
+}
+
+/* The header is complete: start the message it announces. */
+static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
+{
+	struct rds_conn_path *cp = tc->t_cpath;
+	struct rds_tcp_incoming *tinc;
+	u32 len = be32_to_cpu(tc->t_hdr.h_len);
+
+	if (len > RDS_MAX_MSG_SIZE)
+		return -EPROTO;
+	tinc = kmem_cache_alloc(rds_tcp_incoming_slab, gfp);
+	if (!tinc)
+		return -ENOMEM;
+	__skb_queue_head_init(&tinc->ti_skbs);
+	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
+	tinc->ti_inc.i_hdr = tc->t_hdr;
+
+	if (RDS_HS_PROBE(be16_to_cpu(tc->t_hdr.h_sport),
+			 be16_to_cpu(tc->t_hdr.h_dport)))
+		WRITE_ONCE(tc->t_tcn->tcn_sport_idx,
+			   rds_tcp_hdr_has_sport_idx(&tc->t_hdr));
+
+	tc->t_tinc = tinc;
+	tc->t_data_rem = len;
+	return 0;
+}
+
+static void rds_tcp_inc_deliver(struct rds_tcp_read_ctx *ctx)
+{
+	struct rds_tcp_connection *tc = ctx->tc;
+	struct rds_conn_path *cp = tc->t_cpath;
+	struct rds_tcp_incoming *tinc = tc->t_tinc;
+
+	tc->t_tinc = NULL;
+	tc->t_hdr_got = 0;
+	rds_recv_incoming(cp, &cp->cp_conn->c_faddr, &cp->cp_conn->c_laddr,
+			  &tinc->ti_inc, ctx->gfp);
+	rds_inc_put(&tinc->ti_inc);
+	ctx->delivered++;
+}
+
+/* tcp_read_sock() actor: consumes what belongs to messages, all of it. */
+static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
+			     unsigned int offset, size_t len)
+{
+	struct rds_tcp_read_ctx *ctx = desc->arg.data;
+	struct rds_tcp_connection *tc = ctx->tc;
+	const unsigned int hdrlen = sizeof(struct rds_header);
+	size_t left = len;
+	struct sk_buff *clone;
+	unsigned int n;
+	int ret;
+
+	if (desc->error)
+		return 0;
+	for (;;) {
+		if (tc->t_hdr_got < hdrlen) {
+			if (!left)
+				break;
+			n = min_t(size_t, left, hdrlen - tc->t_hdr_got);
+			if (skb_copy_bits(skb, offset,
+					  (u8 *)&tc->t_hdr + tc->t_hdr_got, n))
+				goto err_proto;
+			tc->t_hdr_got += n;
+			offset += n;
+			left -= n;
+			if (tc->t_hdr_got < hdrlen)
+				break;
+		}
+		if (!tc->t_tinc) {
+			ret = rds_tcp_inc_start(tc, ctx->gfp);
+			if (ret) {
+				desc->error = ret;
+				break;
+			}
+		}
+		if (tc->t_data_rem) {
+			if (!left)
+				break;
+			n = min_t(size_t, left, tc->t_data_rem);
+			clone = skb_clone(skb, ctx->gfp);
+			if (!clone) {
+				desc->error = -ENOMEM;
+				break;
+			}
+			RDS_TCP_SKB_CB(clone)->off = offset;
+			RDS_TCP_SKB_CB(clone)->len = n;
+			__skb_queue_tail(&tc->t_tinc->ti_skbs, clone);
+			tc->t_data_rem -= n;
+			offset += n;
+			left -= n;
+		}
+		if (!tc->t_data_rem)
+			rds_tcp_inc_deliver(ctx);
+	}
+	return len - left;
+
+err_proto:
+	desc->error = -EPROTO;
+	return len - left;
+}
+
+/* Reads every complete message queued on @sk.  The caller holds the socket
+ * lock (owns it, or is its softirq).  Returns the number of messages
+ * delivered, or a negative error: -ENOMEM (try again later) or -EPROTO.
+ */
+int rds_tcp_read_sock(struct rds_tcp_connection *tc, struct sock *sk, gfp_t gfp)
+{
+	struct rds_tcp_read_ctx ctx = { .tc = tc, .gfp = gfp };
+	read_descriptor_t desc = { .arg.data = &ctx, .count = 1 };
+
+	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
+	if (desc.error == -ENOMEM)
+		rds_tcp_stats_inc(RDS_TCP_STAT_RECV_NOMEM);
+	return desc.error ? desc.error : ctx.delivered;
+}
+
+static void rds_tcp_read_done(struct rds_conn_path *cp, int ret)
+{
+	if (ret == -ENOMEM)
+		rds_path_queue_recv(cp, 1);
+	else if (ret < 0)
+		rds_conn_path_error(cp, "bad RDS/TCP framing");
+}
+
+void rds_tcp_data_ready(struct sock *sk)
+{
+	void (*ready)(struct sock *sk);
+	struct rds_tcp_connection *tc;
+	struct rds_conn_path *cp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cp = sk->sk_user_data;
+	if (!cp) {
+		ready = sk->sk_data_ready;
+		goto out;
+	}
+	tc = cp->cp_transport_data;
+	ready = tc->t_orig_data_ready;
+	rds_tcp_stats_inc(RDS_TCP_STAT_DATA_READY_CALLS);
+	rds_tcp_read_done(cp, rds_tcp_read_sock(tc, sk, GFP_ATOMIC));
+out:
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (ready != rds_tcp_data_ready)
+		ready(sk);
+}
+
+/* The receive work: retries what data_ready could not allocate for. */
+int rds_tcp_recv_path(struct rds_conn_path *cp)
+{
+	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct sock *sk;
+	int ret;
+
+	if (!mutex_trylock(&tc->t_conn_path_lock)) {
+		/* A socket is coming or going; look again soon. */
+		rds_path_queue_recv(cp, 1);
+		return 0;
+	}
+	if (!tc->t_sock) {
+		mutex_unlock(&tc->t_conn_path_lock);
+		return 0;
+	}
+	sk = tc->t_sock->sk;
+	lock_sock(sk);
+	ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
+	release_sock(sk);
+	mutex_unlock(&tc->t_conn_path_lock);
+	rds_tcp_read_done(cp, ret);
+	return ret < 0 ? ret : 0;
+}
+
+int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
+{
+	struct rds_tcp_incoming *tinc = container_of(inc, struct rds_tcp_incoming,
+						     ti_inc);
+	struct sk_buff *skb;
+	size_t copied = 0, n;
+
+	skb_queue_walk(&tinc->ti_skbs, skb) {
+		if (!iov_iter_count(to))
+			break;
+		n = min_t(size_t, RDS_TCP_SKB_CB(skb)->len, iov_iter_count(to));
+		if (skb_copy_datagram_iter(skb, RDS_TCP_SKB_CB(skb)->off, to, n))
+			return -EFAULT;
+		copied += n;
+	}
+	return copied;
+}
+
+void rds_tcp_inc_free(struct rds_incoming *inc)
+{
+	struct rds_tcp_incoming *tinc = container_of(inc, struct rds_tcp_incoming,
+						     ti_inc);
+
+	__skb_queue_purge(&tinc->ti_skbs);
+	kmem_cache_free(rds_tcp_incoming_slab, tinc);
+}
+
+int rds_tcp_recv_init(void)
+{
+	rds_tcp_incoming_slab = KMEM_CACHE(rds_tcp_incoming, 0);
+	return rds_tcp_incoming_slab ? 0 : -ENOMEM;
+}
+
+void rds_tcp_recv_exit(void)
+{
+	kmem_cache_destroy(rds_tcp_incoming_slab);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sending: the wire image of a message goes into the TCP socket as the
+ * header (a kvec) and the payload pages (sendpage, no copy).  A message is
+ * acknowledged when TCP's snd_una passes its last byte.
+ *
+ * m_ack_seq holds the TCP sequence number just past the message's last
+ * byte in the low 32 bits and the path's socket generation (t_gen) in the
+ * high 32 bits, so a sequence number of an earlier socket never matches
+ * the snd_una of a later one.
+ */
+#include <linux/highmem.h>
+#include <linux/tcp.h>
+#include <net/tcp.h>
+
+#include "tcp.h"
+
+static u64 rds_tcp_ack_tag(u32 gen, u32 seq)
+{
+	return ((u64)gen << 32) | seq;
+}
+
+static bool rds_tcp_is_acked(struct rds_message *rm, u64 ack)
+{
+	if ((rm->m_ack_seq >> 32) != (ack >> 32))
+		return false;
+	return !before((u32)ack, (u32)rm->m_ack_seq);
+}
+
+static void rds_tcp_drop_acked(struct rds_conn_path *cp,
+			       struct rds_tcp_connection *tc, struct sock *sk)
+{
+	u32 una = READ_ONCE(tcp_sk(sk)->snd_una);
+
+	WRITE_ONCE(tc->t_last_seen_una, una);
+	rds_send_path_drop_acked(cp, rds_tcp_ack_tag(READ_ONCE(tc->t_gen), una),
+				 rds_tcp_is_acked);
+}
+
+/* Adds the source port index announcement to a probe or its pong. */
+static void rds_tcp_add_sport_idx(struct rds_header *hdr)
+{
+	u8 zero = 0;
+
+	if (RDS_HS_PROBE(be16_to_cpu(hdr->h_sport), be16_to_cpu(hdr->h_dport)))
+		rds_message_add_extension(hdr, RDS_TCP_EXTHDR_SPORT_IDX,
+					  &zero, sizeof(zero));
+}
+
+/* The first call for a message: its header, and where its last byte goes. */
+static void rds_tcp_xmit_start(struct rds_tcp_connection *tc,
+			       struct rds_message *rm, struct sock *sk)
+{
+	u32 seq = READ_ONCE(tcp_sk(sk)->write_seq);
+	u32 end = seq + rds_message_wire_len(rm);
+
+	tc->t_xmit_hdr = rm->m_inc.i_hdr;
+	rds_tcp_add_sport_idx(&tc->t_xmit_hdr);
+	tc->t_xmit_hdr.h_csum = 0;
+	tc->t_xmit_hdr.h_csum = rds_header_csum(&tc->t_xmit_hdr);
+	rm->m_ack_seq = rds_tcp_ack_tag(tc->t_gen, end);
+	WRITE_ONCE(tc->t_last_sent_nxt, seq);
+	WRITE_ONCE(tc->t_last_expected_una, end);
+}
+
+static int rds_tcp_send_hdr(struct rds_tcp_connection *tc, struct socket *sock,
+			    struct rds_message *rm, unsigned int *pos)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec vec;
+	int ret;
+
+	if (rm->m_len)
+		msg.msg_flags |= MSG_MORE;
+	while (*pos < sizeof(struct rds_header)) {
+		vec.iov_base = (u8 *)&tc->t_xmit_hdr + *pos;
+		vec.iov_len = sizeof(struct rds_header) - *pos;
+		ret = kernel_sendmsg(sock, &msg, &vec, 1, vec.iov_len);
+		if (ret <= 0)
+			return ret ? ret : -EAGAIN;
+		*pos += ret;
+	}
+	return 0;
+}
+
+/* Sends payload bytes from @off on, one page at a most per call. */
+static int rds_tcp_send_page(struct socket *sock, struct rds_message *rm,
+			     unsigned int off)
+{
+	unsigned int i, start = 0, poff, len;
+	struct scatterlist *sg = NULL;
+	struct page *page;
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	int ret;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		sg = &rm->m_sg[i];
+		if (off < start + sg->length)
+			break;
+		start += sg->length;
+	}
+	if (i == rm->m_nents)
+		return -EINVAL;
+
+	poff = sg->offset + (off - start);
+	page = nth_page(sg_page(sg), poff >> PAGE_SHIFT);
+	poff &= ~PAGE_MASK;
+	len = min_t(unsigned int, sg->length - (off - start), PAGE_SIZE - poff);
+	if (off + len < rm->m_len)
+		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+
+	if (sendpage_ok(page)) {
+		ret = kernel_sendpage(sock, page, poff, len, flags);
+	} else {
+		struct msghdr msg = { .msg_flags = flags & ~MSG_SENDPAGE_NOTLAST };
+		struct kvec vec;
+		void *addr = kmap_local_page(page);
+
+		vec.iov_base = addr + poff;
+		vec.iov_len = len;
+		ret = kernel_sendmsg(sock, &msg, &vec, 1, len);
+		kunmap_local(addr);
+	}
+	return ret ? ret : -EAGAIN;
+}
+
+int rds_tcp_xmit(struct rds_conn_path *cp, struct rds_message *rm,
+		 unsigned int *pos)
+{
+	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct socket *sock = tc->t_sock;
+	const unsigned int hdrlen = sizeof(struct rds_header);
+	int ret;
+
+	if (!sock)
+		return -ENOTCONN;
+	if (*pos == 0)
+		rds_tcp_xmit_start(tc, rm, sock->sk);
+
+	ret = rds_tcp_send_hdr(tc, sock, rm, pos);
+	while (!ret && *pos < hdrlen + rm->m_len) {
+		ret = rds_tcp_send_page(sock, rm, *pos - hdrlen);
+		if (ret > 0) {
+			*pos += ret;
+			ret = 0;
+		}
+	}
+	/* write_space() only runs when this is set: we want every ack. */
+	set_bit(SOCK_NOSPACE, &sock->flags);
+
+	if (ret == -EAGAIN || ret == -ENOBUFS) {
+		rds_tcp_stats_inc(RDS_TCP_STAT_SNDBUF_FULL);
+		return -EAGAIN;
+	}
+	return ret;
+}
+
+/* Cork while the generic layer hands us a batch: fewer, fuller segments. */
+void rds_tcp_xmit_path_prepare(struct rds_conn_path *cp)
+{
+	struct rds_tcp_connection *tc = cp->cp_transport_data;
+
+	if (tc->t_sock)
+		tcp_sock_set_cork(tc->t_sock->sk, true);
+}
+
+void rds_tcp_xmit_path_complete(struct rds_conn_path *cp)
+{
+	struct rds_tcp_connection *tc = cp->cp_transport_data;
+
+	if (!tc->t_sock)
+		return;
+	tcp_sock_set_cork(tc->t_sock->sk, false);
+	/* Acks that came in while the batch was still being queued. */
+	rds_tcp_drop_acked(cp, tc, tc->t_sock->sk);
+}
+
+/* Runs, from softirq or with the socket owned, when acks free send buffer
+ * space (we keep SOCK_NOSPACE set so that it runs on every ack): complete
+ * what the peer has, and send more.
+ */
+void rds_tcp_write_space(struct sock *sk)
+{
+	void (*write_space)(struct sock *sk);
+	struct rds_tcp_connection *tc;
+	struct rds_conn_path *cp;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cp = sk->sk_user_data;
+	if (!cp) {
+		write_space = sk->sk_write_space;
+		goto out;
+	}
+	tc = cp->cp_transport_data;
+	write_space = tc->t_orig_write_space;
+	rds_tcp_stats_inc(RDS_TCP_STAT_WRITE_SPACE_CALLS);
+
+	rds_tcp_drop_acked(cp, tc, sk);
+	if (rds_conn_path_up(cp) && sk_stream_is_writeable(sk))
+		rds_path_queue_send(cp, 0);
+out:
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (write_space == rds_tcp_write_space)
+		return;
+	write_space(sk);
+	/* The stream's write_space() clears it when there is room: set it again. */
+	if (cp && sk->sk_socket)
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+}
