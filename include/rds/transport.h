@@ -156,8 +156,14 @@ enum {
  *
  * Lifetime: m_refcount.  One reference for each list it is on (socket send
  * queue, path queue), one for the path's cp_xmit_rm while a transport is
- * sending it, and one for the sender while it builds it.
+ * sending it, and one for the sender while it builds it.  The bits
+ * RDS_MSG_ON_SOCK / RDS_MSG_ON_CONN say which list references exist; they
+ * are cleared under rs_lock / cp_lock by whoever unlinks the message.
  * m_rs_lock protects m_rs, which holds a sock reference while set.
+ * Lock order: m_rs_lock -> rs_lock -> cp_lock.
+ * A transport may read the header and payload of the message it is given
+ * in t->xmit() and may set m_ack_seq; everything else is the generic
+ * layer's.
  */
 struct rds_message {
 	refcount_t		m_refcount;
@@ -213,10 +219,17 @@ enum {
 /*
  * One ordered lane of a connection: one TCP socket, or one IB queue pair.
  *
- * Locks: cp_lock (spinlock, BH-safe) protects cp_send_queue, cp_retrans,
- * cp_next_tx_seq and cp_next_rx_seq.  cp_cm_lock (mutex) serializes the
- * transport's connect against its shutdown.  RDS_IN_XMIT makes the caller of
- * t->xmit() exclusive and guards cp_xmit_rm / cp_xmit_pos.
+ * Locks: cp_lock (spinlock, taken with interrupts off) protects
+ * cp_send_queue, cp_retrans, cp_next_tx_seq, cp_next_rx_seq and the
+ * cp_unacked_* counters.  cp_cm_lock (mutex) serializes the transport's
+ * connect against its shutdown: the generic layer holds it around
+ * t->conn_path_connect() and t->conn_path_shutdown(), so those must not
+ * take it; a transport may take it in its own contexts (e.g. accept) to
+ * exclude them.  RDS_IN_XMIT makes the caller of t->xmit() exclusive and
+ * guards cp_xmit_rm / cp_xmit_pos; shutdown holds it too, so t->xmit() and
+ * t->conn_path_shutdown() never run at the same time.
+ * Work items are only queued through rds_path_queue_send/recv() and the
+ * other helpers here, which refuse once RDS_DESTROY_PENDING is set.
  * The path lives and dies with its connection.
  */
 struct rds_conn_path {
@@ -330,9 +343,16 @@ void rds_conn_path_error(struct rds_conn_path *cp, const char *why);
 void rds_conn_path_connect_if_down(struct rds_conn_path *cp);
 /* Tear down and reconnect every path of @conn (e.g. a sysctl changed). */
 void rds_conn_reset(struct rds_connection *conn);
-/* Destroy every connection of @trans in @net (NULL: every netns). */
+/*
+ * Destroy every connection of @trans in @net (NULL: every netns).  Sleeps:
+ * for each path, work is cancelled, t->conn_path_shutdown() and then
+ * t->conn_free() run, and queued messages are completed.
+ */
 void rds_conn_destroy_all(struct net *net, struct rds_transport *trans);
-/* Apply fn to every connection of @trans (any netns when @net is NULL). */
+/*
+ * Apply fn to every connection of @trans (any netns when @net is NULL).
+ * fn runs in process context with a reference held and may sleep.
+ */
 void rds_conn_for_each(struct net *net, struct rds_transport *trans,
 		       void (*fn)(struct rds_connection *conn, void *arg),
 		       void *arg);
@@ -409,7 +429,12 @@ struct rds_transport {
 	void (*conn_free)(struct rds_connection *conn);
 	/* Start connecting; complete later with rds_connect_path_complete(). */
 	int (*conn_path_connect)(struct rds_conn_path *cp);
-	/* Tear the path down; when it returns nothing of the transport runs. */
+	/*
+	 * Tear the path down; when it returns nothing of the transport runs
+	 * for this path (no callbacks, no queued work of its own).  May
+	 * sleep.  Also called when a connection is destroyed, in whatever
+	 * state the path is, including DOWN with nothing to tear down.
+	 */
 	void (*conn_path_shutdown)(struct rds_conn_path *cp);
 	/*
 	 * Send the wire image of @rm from byte *pos on, advancing *pos.
@@ -424,7 +449,10 @@ struct rds_transport {
 	int (*recv_path)(struct rds_conn_path *cp);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
-	/* RDS_INFO_COUNTERS tail; returns the number of counters it has. */
+	/*
+	 * RDS_INFO_COUNTERS tail; copies its counters only when all fit in
+	 * @avail (a count of counters); returns the number it has.
+	 */
 	unsigned int (*stats_info_copy)(struct rds_info_iterator *iter,
 					unsigned int avail);
 	/* Per-connection text for rds-info: flags for RDS_INFO_CONNECTIONS. */

@@ -29,6 +29,7 @@ struct rds_cong_map {
 	struct net		*m_net;
 	struct in6_addr		m_addr;
 	wait_queue_head_t	m_waitq;
+	atomic64_t		m_changed;	/* monitor bits of changed ports */
 	unsigned long		m_bits[RDS_CONG_MAP_BYTES / sizeof(unsigned long)];
 };
 

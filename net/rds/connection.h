@@ -8,6 +8,20 @@
 
 #include <rds/transport.h>
 
+/*
+ * Lock ordering in the generic layer (outermost first):
+ *
+ *   cp_cm_lock (mutex) -> RDS_IN_XMIT (bit lock, see rds_path_lock_xmit)
+ *   rds_cong_monitor_lock -> rs_lock
+ *   m_rs_lock -> rs_lock -> cp_lock
+ *   conn_lock, cong_lock: leaves (nothing is taken inside them)
+ *
+ * cp_lock, rs_lock and m_rs_lock are taken with interrupts off (or nested
+ * in a lock that is) because acks and receives complete messages from
+ * softirq context.  No spinlock is held across a call into the transport,
+ * into the workqueue's sync cancels, or into rds_wake_sk_sleep().
+ */
+
 struct rds_sock;
 
 /*
@@ -40,6 +54,22 @@ void rds_conn_handshake_recv(struct rds_conn_path *cp,
 void rds_start_mprds(struct rds_connection *conn);
 
 const char *rds_path_state_name(int state);
+
+/*
+ * Calls @fn for every connection of @net under rcu_read_lock(): @fn must
+ * not sleep, and may see a connection that is being destroyed.
+ */
+void rds_conn_for_each_rcu(struct net *net,
+			   void (*fn)(struct rds_connection *conn, void *arg),
+			   void *arg);
+/* rds_conn_reset() for every connection of @net. */
+void rds_conn_reset_all(struct net *net);
+
+/* path.c, for connection.c: set up and tear down one path's work. */
+void rds_conn_path_init_work(struct rds_conn_path *cp);
+void rds_conn_path_destroy(struct rds_conn_path *cp);
+/* Let go of RDS_IN_XMIT, waking whoever waits to take it. */
+void rds_path_unlock_xmit(struct rds_conn_path *cp);
 
 int rds_conn_init(void);	/* creates rds_wq, registers info tables */
 void rds_conn_exit(void);

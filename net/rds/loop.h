@@ -9,6 +9,12 @@
 
 #include <rds/transport.h>
 
+/*
+ * The loopback transport's t_type, as SO_RDS_TRANSPORT reports it (the
+ * same value as in-tree); it cannot be chosen with SO_RDS_TRANSPORT.
+ */
+#define RDS_TRANS_LOOP	RDS_TRANS_COUNT
+
 extern struct rds_transport rds_loop_transport;
 
 /* Is @addr one of the netns' own (loopback net or a local address)? */

@@ -17,7 +17,11 @@ struct rds_transport *rds_trans_get_preferred(struct net *net,
 struct rds_transport *rds_trans_get(int t_type);
 void rds_trans_put(struct rds_transport *trans);
 
-/* RDS_INFO_COUNTERS: append every transport's counters. */
+/*
+ * RDS_INFO_COUNTERS: append every transport's counters, as long as
+ * @avail (counters that still fit) allows.  Returns how many counters all
+ * transports have, copied or not.
+ */
 unsigned int rds_trans_stats_info_copy(struct rds_info_iterator *iter,
 				       unsigned int avail);
 

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Outgoing messages: their payload pages, their header and the extension
+ * headers that ride in it.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <net/checksum.h>
+
+#include "message.h"
+
+/* Payload size of each extension header type; 0 marks an unknown type. */
+static const u8 rds_exthdr_size[__RDS_EXTHDR_MAX] = {
+	[RDS_EXTHDR_VERSION]	= sizeof(__be32),
+	[RDS_EXTHDR_RDMA]	= sizeof(__be32),
+	[RDS_EXTHDR_RDMA_DEST]	= 2 * sizeof(__be32),
+	[RDS_EXTHDR_NPATHS]	= sizeof(__be16),
+	[RDS_EXTHDR_GEN_NUM]	= sizeof(__be32),
+};
+
+static void rds_message_free(struct rds_message *rm)
+{
+	unsigned int i;
+
+	WARN_ON_ONCE(test_bit(RDS_MSG_ON_SOCK, &rm->m_flags));
+	WARN_ON_ONCE(test_bit(RDS_MSG_ON_CONN, &rm->m_flags));
+	WARN_ON_ONCE(rm->m_rs);
+	for (i = 0; i < rm->m_nents; i++)
+		__free_page(sg_page(&rm->m_sg[i]));
+	kfree(rm->m_sg);
+	kfree(rm);
+}
+
+void rds_message_addref(struct rds_message *rm)
+{
+	refcount_inc(&rm->m_refcount);
+}
+EXPORT_SYMBOL_GPL(rds_message_addref);
+
+void rds_message_put(struct rds_message *rm)
+{
+	if (refcount_dec_and_test(&rm->m_refcount))
+		rds_message_free(rm);
+}
+EXPORT_SYMBOL_GPL(rds_message_put);
+
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+{
+	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct rds_message *rm;
+	unsigned int i;
+
+	if (len > RDS_MAX_MSG_SIZE)
+		return NULL;
+	rm = kzalloc(sizeof(*rm), gfp);
+	if (!rm)
+		return NULL;
+	refcount_set(&rm->m_refcount, 1);
+	INIT_LIST_HEAD(&rm->m_sock_item);
+	INIT_LIST_HEAD(&rm->m_conn_item);
+	INIT_LIST_HEAD(&rm->m_inc.i_item);
+	spin_lock_init(&rm->m_rs_lock);
+	rm->m_len = len;
+	rm->m_inc.i_hdr.h_len = cpu_to_be32(len);
+	if (!nents)
+		return rm;
+
+	rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
+	if (!rm->m_sg)
+		goto free_rm;
+	sg_init_table(rm->m_sg, nents);
+	for (i = 0; i < nents; i++) {
+		struct page *page = alloc_page(gfp);
+
+		if (!page)
+			goto free_pages;
+		sg_set_page(&rm->m_sg[i], page,
+			    min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE), 0);
+		rm->m_nents++;
+	}
+	return rm;
+
+free_pages:
+	rds_message_free(rm);
+	return NULL;
+free_rm:
+	kfree(rm);
+	return NULL;
+}
+
+int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+
+		if (copy_page_from_iter(sg_page(sg), sg->offset, sg->length,
+					from) != sg->length)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Returns the bytes copied, or -EFAULT when the iterator faulted. */
+int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to)
+{
+	unsigned int left = min_t(size_t, rm->m_len, iov_iter_count(to));
+	unsigned int copied = 0;
+	unsigned int i;
+
+	for (i = 0; i < rm->m_nents && left; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		unsigned int n = min(left, sg->length);
+
+		if (copy_page_to_iter(sg_page(sg), sg->offset, n, to) != n)
+			return -EFAULT;
+		copied += n;
+		left -= n;
+	}
+	return copied;
+}
+
+struct rds_message *rds_message_from_buffer(const void *data,
+					    unsigned int len, gfp_t gfp)
+{
+	struct rds_message *rm = rds_message_alloc(len, gfp);
+	unsigned int i;
+
+	if (!rm)
+		return NULL;
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+
+		memcpy_to_page(sg_page(sg), sg->offset, data, sg->length);
+		data += sg->length;
+	}
+	return rm;
+}
+
+void rds_message_populate_header(struct rds_header *hdr, __be16 sport,
+				 __be16 dport, u64 seq)
+{
+	hdr->h_sport = sport;
+	hdr->h_dport = dport;
+	hdr->h_sequence = cpu_to_be64(seq);
+	hdr->h_csum = rds_header_csum(hdr);
+}
+
+/*
+ * The header checksum is the IP header checksum algorithm over the 48 bytes
+ * of the header with h_csum taken as zero.
+ */
+__sum16 rds_header_csum(const struct rds_header *hdr)
+{
+	struct rds_header tmp = *hdr;
+
+	BUILD_BUG_ON(sizeof(*hdr) != 48);
+	tmp.h_csum = 0;
+	return ip_fast_csum(&tmp, sizeof(tmp) / 4);
+}
+EXPORT_SYMBOL_GPL(rds_header_csum);
+
+bool rds_header_csum_ok(const struct rds_header *hdr)
+{
+	return rds_header_csum(hdr) == hdr->h_csum;
+}
+EXPORT_SYMBOL_GPL(rds_header_csum_ok);
+
+/* Length of a valid extension of @type, or 0 when @type is unknown. */
+static unsigned int rds_exthdr_len(unsigned int type)
+{
+	return type < __RDS_EXTHDR_MAX ? rds_exthdr_size[type] : 0;
+}
+
+/*
+ * Appends an extension after those already in @hdr.  In-tree 6.1 senders
+ * put at most one there, but every receiver walks the list until
+ * RDS_EXTHDR_NONE or the end of the space, so several are understood.
+ * Returns 0, -EINVAL for a bad type or size, -ENOSPC when it does not fit.
+ * The caller recomputes h_csum.
+ */
+int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
+			      const void *data, unsigned int len)
+{
+	unsigned int pos = 0;
+
+	if (type == RDS_EXTHDR_NONE || len != rds_exthdr_len(type))
+		return -EINVAL;
+	while (pos < RDS_HEADER_EXT_SPACE && hdr->h_exthdr[pos] != RDS_EXTHDR_NONE) {
+		unsigned int cur = rds_exthdr_len(hdr->h_exthdr[pos]);
+
+		if (!cur)
+			return -EINVAL;
+		pos += 1 + cur;
+	}
+	if (pos + 1 + len > RDS_HEADER_EXT_SPACE)
+		return -ENOSPC;
+	hdr->h_exthdr[pos] = type;
+	memcpy(&hdr->h_exthdr[pos + 1], data, len);
+	if (pos + 1 + len < RDS_HEADER_EXT_SPACE)
+		hdr->h_exthdr[pos + 1 + len] = RDS_EXTHDR_NONE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rds_message_add_extension);
+
+/*
+ * Returns the type of the extension at *@pos and copies its payload to @buf
+ * when *@buflen is large enough, setting *@buflen to its size.  An unknown
+ * type or a truncated extension ends the walk: the sender's later bytes
+ * cannot be interpreted without knowing the size.
+ */
+int rds_message_next_extension(const struct rds_header *hdr, unsigned int *pos,
+			       void *buf, unsigned int *buflen)
+{
+	unsigned int type, len;
+
+	if (*pos >= RDS_HEADER_EXT_SPACE)
+		return RDS_EXTHDR_NONE;
+	type = hdr->h_exthdr[*pos];
+	len = rds_exthdr_len(type);
+	if (!len || *pos + 1 + len > RDS_HEADER_EXT_SPACE) {
+		*pos = RDS_HEADER_EXT_SPACE;
+		return RDS_EXTHDR_NONE;
+	}
+	if (len <= *buflen)
+		memcpy(buf, &hdr->h_exthdr[*pos + 1], len);
+	*buflen = len;
+	*pos += 1 + len;
+	return type;
+}
+EXPORT_SYMBOL_GPL(rds_message_next_extension);

@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The send side.  sendmsg builds a message and queues it twice: on the
+ * socket (rs_send_queue, where it counts against sndbuf) and on a path
+ * (cp_send_queue, in sequence order).  The transmit loop hands it to the
+ * transport and moves it to cp_retrans, where it stays until the peer
+ * acknowledges it; then it leaves both queues and the sender gets its
+ * buffer space back.
+ *
+ * A message is on each list with its own reference, marked by
+ * RDS_MSG_ON_SOCK and RDS_MSG_ON_CONN: whoever clears a bit (under the
+ * lock of that list) unlinks it and drops that reference.
+ */
+#include <linux/in.h>
+#include <linux/sched/signal.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "cong.h"
+#include "connection.h"
+#include "info.h"
+#include "message.h"
+#include "send.h"
+#include "socket.h"
+#include "stats.h"
+#include "sysctl.h"
+
+/* Messages one call of rds_send_xmit() sends before it yields to the work. */
+#define RDS_SEND_BATCH		64
+
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY | MSG_NOSIGNAL)
+
+/* rds_send_xmit_one(): the path has nothing more to send. */
+#define RDS_XMIT_EMPTY		1
+
+struct rds_send_dest {
+	struct in6_addr	addr;
+	__be16		port;
+	int		scope_id;
+};
+
+/* ---- Completion ------------------------------------------------------- */
+
+/*
+ * Gives the socket its buffer space back and lets go of it.  m_rs_lock
+ * makes the ack path and rds_send_drop_to() agree on who drops the sock
+ * reference m_rs holds.
+ */
+static void rds_send_remove_from_sock(struct rds_message *rm)
+{
+	struct rds_sock *rs;
+	bool on_sock = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rm->m_rs_lock, flags);
+	rs = rm->m_rs;
+	if (rs) {
+		spin_lock(&rs->rs_lock);
+		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
+			list_del_init(&rm->m_sock_item);
+			rs->rs_snd_bytes -= rm->m_len;
+			on_sock = true;
+		}
+		spin_unlock(&rs->rs_lock);
+		rm->m_rs = NULL;
+	}
+	spin_unlock_irqrestore(&rm->m_rs_lock, flags);
+	if (!rs)
+		return;
+	if (on_sock)
+		rds_message_put(rm);
+	rds_wake_sk_sleep(rs);
+	sock_put(rds_rs_to_sk(rs));
+}
+
+/* @list holds messages taken off a path, RDS_MSG_ON_CONN already clear. */
+static void rds_send_complete(struct list_head *list)
+{
+	struct rds_message *rm, *tmp;
+
+	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rds_send_remove_from_sock(rm);
+		rds_message_put(rm);
+	}
+}
+
+/*
+ * cp_retrans is in sequence order, and so is what transports acknowledge:
+ * the first message not acked ends the walk.
+ */
+void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
+			      bool (*is_acked)(struct rds_message *rm, u64 ack))
+{
+	struct rds_message *rm, *tmp;
+	unsigned long flags;
+	unsigned int nr = 0;
+	LIST_HEAD(acked);
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	list_for_each_entry_safe(rm, tmp, &cp->cp_retrans, m_conn_item) {
+		if (is_acked ? !is_acked(rm, ack) :
+		    be64_to_cpu(rm->m_inc.i_hdr.h_sequence) > ack)
+			break;
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		list_move_tail(&rm->m_conn_item, &acked);
+		nr++;
+	}
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	if (!nr)
+		return;
+	rds_stats_add(RDS_STAT_SEND_DROP_ACKED, nr);
+	rds_send_complete(&acked);
+}
+EXPORT_SYMBOL_GPL(rds_send_path_drop_acked);
+
+/*
+ * Called with RDS_IN_XMIT held and the transport shut down: what was sent
+ * and not acknowledged goes out again first, in its old order.
+ */
+void rds_send_path_reset(struct rds_conn_path *cp)
+{
+	struct rds_message *rm;
+	unsigned long flags;
+
+	if (cp->cp_xmit_rm) {
+		rds_message_put(cp->cp_xmit_rm);
+		cp->cp_xmit_rm = NULL;
+	}
+	cp->cp_xmit_pos = 0;
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	list_for_each_entry(rm, &cp->cp_retrans, m_conn_item)
+		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+	list_splice_init(&cp->cp_retrans, &cp->cp_send_queue);
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+}
+
+/* The connection is going away: its messages will never be delivered. */
+void rds_send_path_purge(struct rds_conn_path *cp)
+{
+	struct rds_message *rm;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	list_splice_init(&cp->cp_retrans, &list);
+	list_splice_tail_init(&cp->cp_send_queue, &list);
+	list_for_each_entry(rm, &list, m_conn_item)
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	rds_send_complete(&list);
+}
+
+/*
+ * RDS_CANCEL_SENT_TO and release.  The messages leave the socket first,
+ * under rs_lock; RCU is entered before that lock is dropped so that their
+ * paths, which a concurrent connection destroy may be freeing, stay
+ * readable while they are taken off them.
+ */
+void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
+		      __be16 dport)
+{
+	struct rds_message *rm, *tmp;
+	unsigned int socks = 0;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	list_for_each_entry_safe(rm, tmp, &rs->rs_send_queue, m_sock_item) {
+		if (daddr && (!ipv6_addr_equal(&rm->m_daddr, daddr) ||
+			      rm->m_inc.i_hdr.h_dport != dport))
+			continue;
+		set_bit(RDS_MSG_CANCELED, &rm->m_flags);
+		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+		list_move_tail(&rm->m_sock_item, &list);
+		rs->rs_snd_bytes -= rm->m_len;
+	}
+	rcu_read_lock();
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+
+	list_for_each_entry(rm, &list, m_sock_item) {
+		struct rds_conn_path *cp = rm->m_cp;
+		bool on_conn;
+
+		spin_lock_irqsave(&cp->cp_lock, flags);
+		on_conn = test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		if (on_conn)
+			list_del_init(&rm->m_conn_item);
+		spin_unlock_irqrestore(&cp->cp_lock, flags);
+		if (on_conn)
+			rds_message_put(rm);	/* never the last: @list has one */
+
+		spin_lock_irqsave(&rm->m_rs_lock, flags);
+		if (rm->m_rs == rs) {
+			rm->m_rs = NULL;
+			socks++;
+		}
+		spin_unlock_irqrestore(&rm->m_rs_lock, flags);
+	}
+	rcu_read_unlock();
+
+	if (list_empty(&list))
+		return;
+	list_for_each_entry_safe(rm, tmp, &list, m_sock_item) {
+		list_del_init(&rm->m_sock_item);
+		rds_message_put(rm);
+	}
+	rds_wake_sk_sleep(rs);
+	while (socks--)
+		sock_put(rds_rs_to_sk(rs));
+}
+
+/* ---- Transmit --------------------------------------------------------- */
+
+/* The header bits only known when the message goes out.  cp_lock held. */
+static void rds_send_prepare_header(struct rds_conn_path *cp,
+				    struct rds_message *rm)
+{
+	struct rds_header *hdr = &rm->m_inc.i_hdr;
+
+	if (test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags)) {
+		hdr->h_flags |= RDS_FLAG_RETRANSMITTED;
+		rds_stats_inc(RDS_STAT_SEND_RETRANSMITTED);
+	}
+	cp->cp_unacked_packets++;
+	cp->cp_unacked_bytes += rm->m_len;
+	if (test_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags) ||
+	    cp->cp_unacked_packets >= READ_ONCE(rds_sysctl_max_unacked_packets) ||
+	    cp->cp_unacked_bytes >= READ_ONCE(rds_sysctl_max_unacked_bytes)) {
+		hdr->h_flags |= RDS_FLAG_ACK_REQUIRED;
+		cp->cp_unacked_packets = 0;
+		cp->cp_unacked_bytes = 0;
+		rds_stats_inc(RDS_STAT_SEND_ACK_REQUIRED);
+	}
+	hdr->h_csum = rds_header_csum(hdr);
+}
+
+/*
+ * The next message to hand to the transport, with a reference for
+ * cp_xmit_rm: a pending congestion map update first (it has no sequence
+ * number and is not retransmitted: a newer map replaces it), else the head
+ * of the send queue, which moves to cp_retrans now so that an ack racing
+ * with the transmit finds it.
+ */
+static struct rds_message *rds_send_next(struct rds_conn_path *cp)
+{
+	struct rds_connection *conn = cp->cp_conn;
+	struct rds_message *rm;
+	unsigned long flags;
+
+	if (cp->cp_index == 0 && test_and_clear_bit(0, &conn->c_map_queued)) {
+		rm = rds_cong_update_alloc(conn);
+		if (rm)
+			return rm;
+		set_bit(0, &conn->c_map_queued);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	rm = list_first_entry_or_null(&cp->cp_send_queue, struct rds_message,
+				      m_conn_item);
+	if (rm) {
+		list_move_tail(&rm->m_conn_item, &cp->cp_retrans);
+		rds_message_addref(rm);
+		rds_send_prepare_header(cp, rm);
+	}
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	return rm;
+}
+
+/* Returns 0 when one message went out, RDS_XMIT_EMPTY, or an error. */
+static int rds_send_xmit_one(struct rds_conn_path *cp)
+{
+	struct rds_message *rm = cp->cp_xmit_rm;
+	int ret;
+
+	if (!rm) {
+		rm = rds_send_next(cp);
+		if (IS_ERR(rm))
+			return PTR_ERR(rm);
+		if (!rm)
+			return RDS_XMIT_EMPTY;
+		cp->cp_xmit_rm = rm;
+		cp->cp_xmit_pos = 0;
+	}
+	ret = cp->cp_conn->c_trans->xmit(cp, rm, &cp->cp_xmit_pos);
+	if (ret)
+		return ret;
+	cp->cp_xmit_rm = NULL;
+	rds_message_put(rm);
+	return 0;
+}
+
+static bool rds_send_pending(struct rds_conn_path *cp)
+{
+	return !list_empty_careful(&cp->cp_send_queue) ||
+	       (cp->cp_index == 0 && test_bit(0, &cp->cp_conn->c_map_queued));
+}
+
+/*
+ * A caller that finds RDS_IN_XMIT taken leaves its message to the holder,
+ * so the holder looks at the queue again after letting go of the bit (the
+ * barrier in rds_path_unlock_xmit() pairs with the one in the other
+ * caller's test_and_set_bit_lock()).
+ */
+int rds_send_xmit(struct rds_conn_path *cp)
+{
+	struct rds_transport *t = cp->cp_conn->c_trans;
+	unsigned int sent = 0;
+	int ret;
+
+restart:
+	if (!rds_conn_path_up(cp))
+		return 0;
+	if (test_and_set_bit_lock(RDS_IN_XMIT, &cp->cp_flags)) {
+		rds_stats_inc(RDS_STAT_SEND_LOCK_CONTENTION);
+		return -EAGAIN;
+	}
+	/* Shutdown takes the bit too: recheck now that we own it. */
+	if (!rds_conn_path_up(cp)) {
+		rds_path_unlock_xmit(cp);
+		return 0;
+	}
+	if (t->xmit_path_prepare)
+		t->xmit_path_prepare(cp);
+	do {
+		ret = rds_send_xmit_one(cp);
+	} while (!ret && ++sent < RDS_SEND_BATCH);
+	if (t->xmit_path_complete)
+		t->xmit_path_complete(cp);
+	rds_path_unlock_xmit(cp);
+
+	switch (ret) {
+	case RDS_XMIT_EMPTY:
+		rds_stats_inc(RDS_STAT_SEND_QUEUE_EMPTY);
+		if (rds_send_pending(cp) && sent < RDS_SEND_BATCH)
+			goto restart;
+		return 0;
+	case 0:		/* a full batch: let others run */
+		rds_stats_inc(RDS_STAT_SEND_IMMEDIATE_RETRY);
+		rds_path_queue_send(cp, 0);
+		return -EAGAIN;
+	case -EAGAIN:	/* the transport queues us when it has room */
+		rds_stats_inc(RDS_STAT_SEND_QUEUE_FULL);
+		return -EAGAIN;
+	case -ENOMEM:
+		rds_stats_inc(RDS_STAT_SEND_DELAYED_RETRY);
+		rds_path_queue_send(cp, 2);
+		return -EAGAIN;
+	default:
+		rds_conn_path_error(cp, "xmit failed");
+		return ret;
+	}
+}
+
+/* Lets the path send what was queued, connecting it first if need be. */
+static void rds_send_kick(struct rds_conn_path *cp, bool now)
+{
+	if (!rds_conn_path_up(cp))
+		rds_conn_path_connect_if_down(cp);
+	else if (now)
+		rds_send_xmit(cp);
+	else
+		rds_path_queue_send(cp, 0);
+}
+
+/* ---- Pings, pongs and the multipath probe ----------------------------- */
+
+/* Queues a message that has no socket (its seq comes from the path). */
+static int rds_send_queue_control(struct rds_conn_path *cp,
+				  struct rds_message *rm, __be16 sport,
+				  __be16 dport)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	if (test_bit(RDS_DESTROY_PENDING, &cp->cp_flags)) {
+		ret = -ENETUNREACH;
+	} else {
+		rds_message_populate_header(&rm->m_inc.i_hdr, sport, dport,
+					    cp->cp_next_tx_seq++);
+		rm->m_cp = cp;
+		rds_message_addref(rm);
+		set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		list_add_tail(&rm->m_conn_item, &cp->cp_send_queue);
+	}
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	if (!ret) {
+		rds_stats_inc(RDS_STAT_SEND_QUEUED);
+		/* We may be inside this very path's transmit loop. */
+		rds_send_kick(cp, false);
+	}
+	return ret;
+}
+
+static void rds_send_add_hs_exthdrs(struct rds_connection *conn,
+				    struct rds_header *hdr)
+{
+	__be16 npaths = cpu_to_be16(RDS_MPATH_WORKERS);
+	__be32 gen = cpu_to_be32(conn->c_my_gen_num);
+
+	rds_message_add_extension(hdr, RDS_EXTHDR_NPATHS, &npaths,
+				  sizeof(npaths));
+	rds_message_add_extension(hdr, RDS_EXTHDR_GEN_NUM, &gen, sizeof(gen));
+}
+
+/* Called from receive paths, possibly in softirq: nothing here sleeps. */
+int rds_send_pong(struct rds_conn_path *cp, __be16 dport)
+{
+	struct rds_message *rm;
+	int ret;
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	/* The answer to a probe tells the prober about us. */
+	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+	    cp->cp_conn->c_trans->t_mp_capable)
+		rds_send_add_hs_exthdrs(cp->cp_conn, &rm->m_inc.i_hdr);
+	ret = rds_send_queue_control(cp, rm, 0, dport);
+	if (!ret)
+		rds_stats_inc(RDS_STAT_SEND_PONG);
+	rds_message_put(rm);
+	return ret;
+}
+
+void rds_send_ping(struct rds_connection *conn, int cp_index)
+{
+	struct rds_conn_path *cp = &conn->c_path[cp_index];
+	struct rds_message *rm;
+	unsigned long flags;
+	bool triggered;
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	triggered = conn->c_ping_triggered;
+	conn->c_ping_triggered = true;
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	if (triggered)
+		return;
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm) {
+		WRITE_ONCE(conn->c_ping_triggered, false);
+		return;
+	}
+	rds_send_add_hs_exthdrs(conn, &rm->m_inc.i_hdr);
+	rds_send_queue_control(cp, rm, cpu_to_be16(RDS_FLAG_PROBE_PORT), 0);
+	rds_message_put(rm);
+}
+
+/* ---- sendmsg ---------------------------------------------------------- */
+
+static bool rds_v4_addr_bad(__be32 addr)
+{
+	return addr == htonl(INADDR_ANY) || addr == htonl(INADDR_BROADCAST) ||
+	       ipv4_is_multicast(addr);
+}
+
+static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+	int type;
+
+	if (msg->msg_namelen < sizeof(*sin))
+		return -EINVAL;
+	switch (sin->sin_family) {
+	case AF_INET:
+		if (rds_v4_addr_bad(sin->sin_addr.s_addr))
+			return -EINVAL;
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &dst->addr);
+		dst->port = sin->sin_port;
+		return 0;
+	case AF_INET6:
+		if (msg->msg_namelen < sizeof(*sin6))
+			return -EINVAL;
+		type = ipv6_addr_type(&sin6->sin6_addr);
+		if (!(type & IPV6_ADDR_UNICAST) &&
+		    (!(type & IPV6_ADDR_MAPPED) ||
+		     rds_v4_addr_bad(sin6->sin6_addr.s6_addr32[3])))
+			return -EINVAL;
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!sin6->sin6_scope_id)
+				return -EINVAL;
+			dst->scope_id = sin6->sin6_scope_id;
+		}
+		dst->addr = sin6->sin6_addr;
+		dst->port = sin6->sin6_port;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* No control message of ours is supported without an RDMA transport. */
+static int rds_send_check_cmsgs(struct msghdr *msg)
+{
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS)
+			continue;
+		/* We always copy; a zerocopy cookie has nothing to name. */
+		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The connection to @dst, from the socket's cache or a new one. */
+static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
+						const struct rds_bind_key *bound,
+						const struct rds_send_dest *dst,
+						struct rds_transport *trans,
+						u8 tos)
+{
+	struct rds_connection *conn, *old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	conn = rs->rs_conn;
+	if (conn && ipv6_addr_equal(&conn->c_faddr, &dst->addr) &&
+	    ipv6_addr_equal(&conn->c_laddr, &bound->addr) &&
+	    conn->c_tos == tos && !READ_ONCE(conn->c_destroying))
+		rds_conn_get(conn);
+	else
+		conn = NULL;
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	if (conn)
+		return conn;
+
+	conn = rds_conn_create_outgoing(sock_net(rds_rs_to_sk(rs)),
+					&bound->addr, &dst->addr, trans, tos,
+					GFP_KERNEL, dst->scope_id);
+	if (IS_ERR(conn))
+		return conn;
+	rds_conn_get(conn);		/* for rs_conn */
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	old = rs->rs_conn;
+	rs->rs_conn = conn;
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	if (old)
+		rds_conn_put(old);
+	return conn;
+}
+
+/*
+ * Puts @rm on the socket and the path in one step under rs_lock (cp_lock
+ * nested), so that rds_send_drop_to() never sees it on one only.  Returns
+ * 1 when queued, 0 when the socket has no room, or an error.
+ */
+static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path *cp,
+			     struct rds_message *rm, __be16 sport, __be16 dport)
+{
+	u32 sndbuf = rds_sk_sndbuf(rs);
+	unsigned long flags;
+	int ret = 1;
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	if (rs->rs_snd_bytes >= sndbuf) {
+		ret = 0;
+		goto unlock_rs;
+	}
+	spin_lock(&cp->cp_lock);
+	if (test_bit(RDS_DESTROY_PENDING, &cp->cp_flags)) {
+		ret = -ENETUNREACH;
+		goto unlock_cp;
+	}
+	rs->rs_snd_bytes += rm->m_len;
+	if (rs->rs_snd_bytes >= sndbuf / 2)
+		set_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags);
+	rds_message_addref(rm);
+	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
+	sock_hold(rds_rs_to_sk(rs));
+	rm->m_rs = rs;
+
+	rds_message_populate_header(&rm->m_inc.i_hdr, sport, dport,
+				    cp->cp_next_tx_seq++);
+	rm->m_cp = cp;
+	rds_message_addref(rm);
+	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	list_add_tail(&rm->m_conn_item, &cp->cp_send_queue);
+unlock_cp:
+	spin_unlock(&cp->cp_lock);
+unlock_rs:
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	return ret;
+}
+
+/* Admission against sndbuf: the queue drains as the peer acknowledges. */
+static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path *cp,
+			       struct rds_message *rm, __be16 sport,
+			       __be16 dport, bool nonblock)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	long timeo = sock_sndtimeo(sk, nonblock);
+	long left;
+	int ret;
+
+	ret = rds_send_queue_rm(rs, cp, rm, sport, dport);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	rds_stats_inc(RDS_STAT_SEND_QUEUE_FULL);
+	if (nonblock)
+		return -EAGAIN;
+
+	left = wait_event_interruptible_timeout(*sk_sleep(sk),
+			(ret = rds_send_queue_rm(rs, cp, rm, sport, dport)) != 0,
+			timeo);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return left ? sock_intr_errno(timeo) : -EAGAIN;
+}
+
+/* Where to, from where, and on what: the socket state sendmsg needs. */
+static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
+			     struct rds_bind_key *bound,
+			     struct rds_send_dest *dst,
+			     struct rds_transport **trans, u8 *tos)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	int ret;
+
+	memset(dst, 0, sizeof(*dst));
+	if (msg->msg_namelen) {
+		ret = rds_send_parse_name(msg, dst);
+		if (ret)
+			return ret;
+	}
+	lock_sock(sk);
+	*bound = rs->rs_bound;
+	if (!msg->msg_namelen) {
+		dst->addr = rs->rs_conn_addr;
+		dst->port = rs->rs_conn_port;
+		dst->scope_id = rs->rs_bound.scope_id;
+	}
+	*trans = rs->rs_transport;
+	*tos = rs->rs_tos;
+	release_sock(sk);
+
+	if (ipv6_addr_any(&bound->addr) || ipv6_addr_any(&dst->addr) || !*trans)
+		return -ENOTCONN;
+	if (ipv6_addr_v4mapped(&bound->addr) != ipv6_addr_v4mapped(&dst->addr))
+		return -EAFNOSUPPORT;
+	return 0;
+}
+
+int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
+{
+	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	struct rds_connection *conn;
+	struct rds_transport *trans;
+	struct rds_bind_key bound;
+	struct rds_send_dest dst;
+	struct rds_conn_path *cp;
+	struct rds_message *rm;
+	u8 tos;
+	int ret;
+
+	if (msg->msg_flags & ~RDS_SEND_FLAGS)
+		return -EOPNOTSUPP;
+	ret = rds_send_snapshot(rs, msg, &bound, &dst, &trans, &tos);
+	if (ret)
+		return ret;
+	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
+		return -EMSGSIZE;
+	ret = rds_send_check_cmsgs(msg);
+	if (ret)
+		return ret;
+
+	rm = rds_message_alloc(payload_len, GFP_KERNEL);
+	if (!rm)
+		return -ENOMEM;
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret)
+		goto put_rm;
+	rds_stats_add(RDS_STAT_COPY_FROM_USER, payload_len);
+	rm->m_daddr = dst.addr;
+
+	conn = rds_send_get_conn(rs, &bound, &dst, trans, tos);
+	if (IS_ERR(conn)) {
+		ret = PTR_ERR(conn);
+		goto put_rm;
+	}
+	ret = rds_cong_wait(conn->c_fcong, dst.port, nonblock, rs);
+	if (ret) {
+		if (ret == -ENOBUFS)
+			WRITE_ONCE(rs->rs_seen_congestion, true);
+		goto put_conn;
+	}
+
+	cp = rds_conn_path_for_sock(conn, rs, nonblock);
+	ret = rds_send_queue_wait(rs, cp, rm, bound.port, dst.port, nonblock);
+	if (ret)
+		goto put_conn;
+	rds_stats_inc(RDS_STAT_SEND_QUEUED);
+	rds_send_kick(cp, true);
+	ret = payload_len;
+put_conn:
+	rds_conn_put(conn);
+put_rm:
+	rds_message_put(rm);
+	return ret;
+}
+
+bool rds_send_has_room(struct rds_sock *rs)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	room = rs->rs_snd_bytes < rds_sk_sndbuf(rs);
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	return room;
+}
+
+/* ---- RDS_INFO tables -------------------------------------------------- */
+
+struct rds_send_info_walk {
+	struct rds_info_iterator	*iter;
+	unsigned int			avail;
+	unsigned int			nr;
+	bool				v6;
+	bool				retrans;
+};
+
+static void rds_send_info_msg(struct rds_send_info_walk *w,
+			      struct rds_connection *conn,
+			      struct rds_message *rm)
+{
+	const struct rds_header *hdr = &rm->m_inc.i_hdr;
+	struct rds6_info_message m6;
+	struct rds_info_message m4;
+	unsigned int each = w->v6 ? sizeof(m6) : sizeof(m4);
+
+	w->nr++;
+	if (w->avail < each)
+		return;
+	w->avail -= each;
+	if (w->v6) {
+		memset(&m6, 0, sizeof(m6));
+		m6.seq = be64_to_cpu(hdr->h_sequence);
+		m6.len = rm->m_len;
+		m6.laddr = conn->c_laddr;
+		m6.faddr = conn->c_faddr;
+		m6.lport = hdr->h_sport;
+		m6.fport = hdr->h_dport;
+		m6.tos = conn->c_tos;
+		rds_info_copy(w->iter, &m6, sizeof(m6));
+		return;
+	}
+	memset(&m4, 0, sizeof(m4));
+	m4.seq = be64_to_cpu(hdr->h_sequence);
+	m4.len = rm->m_len;
+	m4.laddr = conn->c_laddr.s6_addr32[3];
+	m4.faddr = conn->c_faddr.s6_addr32[3];
+	m4.lport = hdr->h_sport;
+	m4.fport = hdr->h_dport;
+	m4.tos = conn->c_tos;
+	rds_info_copy(w->iter, &m4, sizeof(m4));
+}
+
+static void rds_send_info_conn(struct rds_connection *conn, void *arg)
+{
+	struct rds_send_info_walk *w = arg;
+	struct rds_message *rm;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!w->v6 && conn->c_isv6)
+		return;
+	for (i = 0; i < conn->c_path_count; i++) {
+		struct rds_conn_path *cp = &conn->c_path[i];
+		struct list_head *q = w->retrans ? &cp->cp_retrans :
+						   &cp->cp_send_queue;
+
+		spin_lock_irqsave(&cp->cp_lock, flags);
+		list_for_each_entry(rm, q, m_conn_item)
+			rds_send_info_msg(w, conn, rm);
+		spin_unlock_irqrestore(&cp->cp_lock, flags);
+	}
+}
+
+static void rds_send_info_walk(struct socket *sock, unsigned int len,
+			       struct rds_info_iterator *iter,
+			       struct rds_info_lengths *lens, bool v6,
+			       bool retrans)
+{
+	struct rds_send_info_walk w = {
+		.iter = iter, .avail = len, .v6 = v6, .retrans = retrans,
+	};
+
+	rds_conn_for_each_rcu(sock_net(sock->sk), rds_send_info_conn, &w);
+	lens->nr = w.nr;
+	lens->each = v6 ? sizeof(struct rds6_info_message) :
+			  sizeof(struct rds_info_message);
+}
+
+static void rds_send_info(struct socket *sock, unsigned int len,
+			  struct rds_info_iterator *iter,
+			  struct rds_info_lengths *lens)
+{
+	rds_send_info_walk(sock, len, iter, lens, false, false);
+}
+
+static void rds_retrans_info(struct socket *sock, unsigned int len,
+			     struct rds_info_iterator *iter,
+			     struct rds_info_lengths *lens)
+{
+	rds_send_info_walk(sock, len, iter, lens, false, true);
+}
+
+static void rds6_send_info(struct socket *sock, unsigned int len,
+			   struct rds_info_iterator *iter,
+			   struct rds_info_lengths *lens)
+{
+	rds_send_info_walk(sock, len, iter, lens, true, false);
+}
+
+static void rds6_retrans_info(struct socket *sock, unsigned int len,
+			      struct rds_info_iterator *iter,
+			      struct rds_info_lengths *lens)
+{
+	rds_send_info_walk(sock, len, iter, lens, true, true);
+}
+
+int rds_send_init(void)
+{
+	rds_info_register_func(RDS_INFO_SEND_MESSAGES, rds_send_info);
+	rds_info_register_func(RDS_INFO_RETRANS_MESSAGES, rds_retrans_info);
+	rds_info_register_func(RDS6_INFO_SEND_MESSAGES, rds6_send_info);
+	rds_info_register_func(RDS6_INFO_RETRANS_MESSAGES, rds6_retrans_info);
+	return 0;
+}
+
+void rds_send_exit(void)
+{
+	rds_info_deregister_func(RDS_INFO_SEND_MESSAGES, rds_send_info);
+	rds_info_deregister_func(RDS_INFO_RETRANS_MESSAGES, rds_retrans_info);
+	rds_info_deregister_func(RDS6_INFO_SEND_MESSAGES, rds6_send_info);
+	rds_info_deregister_func(RDS6_INFO_RETRANS_MESSAGES, rds6_retrans_info);
+}
