@@ -10,8 +10,10 @@
 #
 # From the host: selftests/vm/run-guest.sh -- selftests/run_tests.sh [ARGS]
 #
-# Each test runs with the checkout as cwd, under a timeout (RDS_TEST_TIMEOUT,
-# seconds), its output shown as "# " lines. Exit 0 is ok, 4 is a skip, anything
+# Each test runs with the checkout as cwd, its output shown as "# " lines,
+# under a timeout: 120 s, or "timeout=N" from the area's settings file (as in
+# the kernel's kselftests), three times that with RDS_PROFILE=short;
+# RDS_TEST_TIMEOUT overrides them all. Exit 0 is ok, 4 is a skip, anything
 # else a failure. After each test the network namespaces are deleted and the RDS
 # modules unloaded, so every test starts fresh; a module that cannot be unloaded
 # (a leaked reference) fails the test that left it.
@@ -25,11 +27,17 @@ if [ "$(hostname)" != rdsvm ] && [ -z "${RDS_ALLOW_HOST:-}" ]; then
 	exit 2
 fi
 
-if [ "$RDS_PROFILE" = short ]; then
-	timeout=${RDS_TEST_TIMEOUT:-900}
-else
-	timeout=${RDS_TEST_TIMEOUT:-300}
-fi
+# test_timeout TEST: its time limit in seconds.
+test_timeout() {
+	local t=120 settings
+	settings=$(dirname "$1")/settings
+	if [ -r "$settings" ]; then
+		t=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$settings" | tail -n 1)
+		t=${t:-120}
+	fi
+	[ "$RDS_PROFILE" = short ] && t=$((t * 3))
+	echo "${RDS_TEST_TIMEOUT:-$t}"
+}
 
 tests=()
 if [ "${1:-}" = --intree ]; then
@@ -58,16 +66,22 @@ done
 
 echo "TAP version 13"
 echo "1..${#list[@]}"
-echo "# kernel $(uname -r), profile $RDS_PROFILE, timeout ${timeout}s per test"
+echo "# kernel $(uname -r), profile $RDS_PROFILE"
 
 passed=0 failed=0 skipped=0 n=0
 for t in "${list[@]}"; do
 	n=$((n + 1))
 	name=${t#selftests/}
 	start=$SECONDS
+	timeout=$(test_timeout "$t")
 	if [ -x "$t" ]; then
 		timeout --kill-after=10 "$timeout" "./$t" 2>&1 | sed -u 's/^/# /'
 		rc=${PIPESTATUS[0]}
+		if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+			# Tasks stuck in the kernel, to dmesg and here.
+			echo w >/proc/sysrq-trigger
+			dmesg | tail -n 40 | sed 's/^/# dmesg: /'
+		fi
 	else
 		echo "# $t is not executable (chmod +x)"
 		rc=1

@@ -5,6 +5,7 @@
 # 9p). $RDSVM_OUT is the per-run directory, writable, shared with the host: it
 # holds the command to run (cmd, written by run-guest.sh) and receives its
 # output (output.log), its exit code (exit_code), dmesg and the kmemleak report.
+# RDSVM_OUT and RDSVM_TIMEOUT come from the kernel command line.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp
@@ -19,8 +20,15 @@ hostname rdsvm
 ip link set lo up
 
 echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(tail -n 1 "$out/cmd")"
-bash "$out/cmd" </dev/null 2>&1 | tee "$out/output.log"
-echo "${PIPESTATUS[0]}" >"$out/exit_code"
+# The command gets RDSVM_TIMEOUT seconds, less than run-guest.sh's own limit,
+# so that a hang still leaves dmesg behind, with the blocked tasks in it.
+timeout -k 10 "$RDSVM_TIMEOUT" bash "$out/cmd" </dev/null 2>&1 | tee "$out/output.log"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "guest: the command did not finish within $RDSVM_TIMEOUT s"
+	echo w >/proc/sysrq-trigger
+fi
+echo "$rc" >"$out/exit_code"
 
 # Unreferenced objects are only reported after two scans a few seconds apart.
 if [ -e /sys/kernel/debug/kmemleak ]; then

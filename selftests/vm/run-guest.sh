@@ -18,8 +18,9 @@
 #   kmemleak      the kmemleak report, when the kernel has kmemleak
 #
 # The exit code is the command's; but a kernel splat in dmesg, a kmemleak
-# report or a guest that does not finish within the timeout fail the run even
-# when the command succeeded. Environment variables named RDS_* are passed on
+# report or a guest that does not finish within the timeout (default 900 s, of
+# which the command gets all but 90 s) fail the run even when the command
+# succeeded. Environment variables named RDS_* are passed on
 # to the command.
 
 set -u
@@ -91,7 +92,10 @@ build_initramfs() {
 }
 build_initramfs || { echo "$0: cannot build the initramfs for $kver" >&2; exit 2; }
 
-cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out"
+# The guest stops the command early enough to save its logs: boot and the
+# kmemleak scans take up to a minute on a debug kernel.
+cmd_timeout=$((timeout > 180 ? timeout - 90 : timeout / 2))
+cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
 cmdline+=" RDSVM_INIT=$vm_dir/guest-init.sh"
 
 # shellcheck disable=SC2086 # qemu_args is a list of words
@@ -124,6 +128,9 @@ fail() {
 rc=1
 if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	fail "guest did not finish within $timeout s (see $out/console.log)"
+	rc=124
+elif [ "$(cat "$out/exit_code" 2>/dev/null)" = 124 ]; then
+	fail "the command did not finish within $cmd_timeout s (see $out/dmesg)"
 	rc=124
 elif [ ! -s "$out/exit_code" ]; then
 	fail "guest ended without an exit code (qemu: $qemu_rc; see $out/console.log)"
