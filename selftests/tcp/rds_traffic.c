@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds_traffic: exactly-once, in-order checker for RDS between two network
+ * namespaces.
+ *
+ * One process opens K RDS sockets in namespace A and K in namespace B
+ * (setns() between the socket() calls) and sends messages of pseudo-random
+ * sizes over every (sender, receiver) pair of the full mesh between the two
+ * sides, in one or both directions, non-blocking, driven by epoll.  The
+ * size and the content of message N of a pair follow from (seed, pair, N),
+ * so the receiver checks each arriving message against the one it expects
+ * next: anything lost, duplicated, reordered or corrupted fails the run.
+ *
+ *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
+ *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
+ *               [-s SEED] [-t TIMEOUT_S] [-v]
+ *
+ * -n is the total over all pairs.  Exit status 0 when every message
+ * arrived exactly once and in order, and nothing more came within a
+ * second after the last.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+#define MAX_SOCKS	16
+#define MAX_SIZE	(1024 * 1024)
+
+struct rsock {
+	int fd;
+	int side;			/* 0: A, 1: B */
+	int idx;			/* index within its side */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int next_dst;			/* round robin over the peers */
+	int blocked;			/* waits for EPOLLOUT */
+};
+
+/* One direction of one pair: sender socket s -> receiver socket r. */
+struct flow {
+	int active;
+	uint64_t total;
+	uint64_t sent;
+	uint64_t rcvd;
+};
+
+static struct rsock socks[2][MAX_SOCKS];
+static struct flow flows[2][MAX_SOCKS][MAX_SOCKS];	/* [from side][s][r] */
+static int nsocks = 2;
+static uint64_t seed = 1;
+static unsigned int max_size = 65536;
+static int verbose;
+static unsigned char *sbuf, *rbuf;
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t msg_base(int side, int s, int r, uint64_t seq)
+{
+	return splitmix64(seed ^ ((uint64_t)side << 62) ^ ((uint64_t)s << 54) ^
+			  ((uint64_t)r << 46) ^ seq);
+}
+
+static unsigned int msg_size(int side, int s, int r, uint64_t seq)
+{
+	return 1 + splitmix64(msg_base(side, s, r, seq)) % max_size;
+}
+
+static void msg_fill(unsigned char *buf, unsigned int len, uint64_t base)
+{
+	unsigned int i, words = len / 8;
+	uint64_t w = base;
+
+	for (i = 0; i < words; i++) {
+		memcpy(buf + i * 8, &w, 8);
+		w += 0x9e3779b97f4a7c15ULL;
+	}
+	for (i = words * 8; i < len; i++)
+		buf[i] = (unsigned char)(base >> (i % 8 * 8));
+}
+
+/* Whether buf/len is message @seq of the pair. */
+static int msg_check(const unsigned char *buf, unsigned int len, int side,
+		     int s, int r, uint64_t seq)
+{
+	uint64_t base = msg_base(side, s, r, seq), w = base, v;
+	unsigned int i, words = len / 8;
+
+	if (len != msg_size(side, s, r, seq))
+		return 0;
+	for (i = 0; i < words; i++) {
+		memcpy(&v, buf + i * 8, 8);
+		if (v != w)
+			return 0;
+		w += 0x9e3779b97f4a7c15ULL;
+	}
+	for (i = words * 8; i < len; i++)
+		if (buf[i] != (unsigned char)(base >> (i % 8 * 8)))
+			return 0;
+	return 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int enter_netns(const char *name)
+{
+	char path[256];
+	int fd, ret;
+
+	if (!name || !*name)
+		return 0;
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	ret = setns(fd, CLONE_NEWNET);
+	if (ret)
+		perror("setns");
+	close(fd);
+	return ret;
+}
+
+static int parse_addr(const char *str, int port, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, str, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		*len = sizeof(*sin);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, str, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		*len = sizeof(*sin6);
+		return 0;
+	}
+	fprintf(stderr, "bad address %s\n", str);
+	return -1;
+}
+
+static int open_side(int side, const char *ns, const char *addr, int port,
+		     int epfd)
+{
+	int i, fd, bufsz = 4 << 20;
+	struct epoll_event ev;
+
+	if (enter_netns(ns))
+		return -1;
+	for (i = 0; i < nsocks; i++) {
+		struct rsock *rs = &socks[side][i];
+
+		rs->side = side;
+		rs->idx = i;
+		if (parse_addr(addr, port + i, &rs->addr, &rs->addrlen))
+			return -1;
+		fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			perror("socket(AF_RDS)");
+			return -1;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+		if (bind(fd, (struct sockaddr *)&rs->addr, rs->addrlen)) {
+			fprintf(stderr, "bind %s port %d: %s\n", addr, port + i,
+				strerror(errno));
+			return -1;
+		}
+		rs->fd = fd;
+		ev.events = EPOLLIN | EPOLLOUT;
+		ev.data.ptr = rs;
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			perror("epoll_ctl");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int sockaddr_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+static int set_out(int epfd, struct rsock *rs, int want_out)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = rs };
+
+	if (want_out)
+		ev.events |= EPOLLOUT;
+	rs->blocked = want_out;
+	return epoll_ctl(epfd, EPOLL_CTL_MOD, rs->fd, &ev);
+}
+
+/* Sends what this socket may; returns -1 on a hard error. */
+static int pump_send(int epfd, struct rsock *rs, int *congested)
+{
+	int side = rs->side, peer = !side, tries;
+
+	for (;;) {
+		struct flow *f = NULL;
+		struct rsock *dst;
+		unsigned int len;
+		ssize_t ret;
+		int r = 0;
+
+		for (tries = 0; tries < nsocks; tries++) {
+			r = (rs->next_dst + tries) % nsocks;
+			f = &flows[side][rs->idx][r];
+			if (f->active && f->sent < f->total)
+				break;
+			f = NULL;
+		}
+		if (!f)
+			return set_out(epfd, rs, 0);
+		dst = &socks[peer][r];
+		len = msg_size(side, rs->idx, r, f->sent);
+		msg_fill(sbuf, len, msg_base(side, rs->idx, r, f->sent));
+		ret = sendto(rs->fd, sbuf, len, 0, (struct sockaddr *)&dst->addr,
+			     dst->addrlen);
+		if (ret < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return set_out(epfd, rs, 1);
+			if (errno == ENOBUFS) {
+				/* The receiver is congested: try again later. */
+				*congested = 1;
+				return set_out(epfd, rs, 0);
+			}
+			fprintf(stderr, "sendto: %s\n", strerror(errno));
+			return -1;
+		}
+		if ((size_t)ret != len) {
+			fprintf(stderr, "short send %zd of %u\n", ret, len);
+			return -1;
+		}
+		f->sent++;
+		rs->next_dst = (r + 1) % nsocks;
+	}
+}
+
+static int find_sender(int side, const struct sockaddr_storage *from)
+{
+	int i, port = sockaddr_port(from);
+
+	for (i = 0; i < nsocks; i++)
+		if (sockaddr_port(&socks[side][i].addr) == port)
+			return i;
+	return -1;
+}
+
+/* Explains a mismatch: a duplicate, a gap, or garbage. */
+static void diagnose(const unsigned char *buf, unsigned int len, int side,
+		     int s, int r, uint64_t expect)
+{
+	int64_t d;
+
+	for (d = -64; d <= 64; d++) {
+		if (d == 0 || (int64_t)expect + d < 0)
+			continue;
+		if (msg_check(buf, len, side, s, r, expect + d)) {
+			fprintf(stderr, "  it is message %lld (%s)\n",
+				(long long)(expect + d),
+				d < 0 ? "duplicate/old" : "messages lost/reordered");
+			return;
+		}
+	}
+	fprintf(stderr, "  it matches no nearby message (corrupt)\n");
+}
+
+static int pump_recv(struct rsock *rs, int *extra)
+{
+	int side = rs->side, from_side = !side;
+
+	for (;;) {
+		struct sockaddr_storage from;
+		struct iovec iov = { .iov_base = rbuf, .iov_len = MAX_SIZE };
+		struct msghdr msg = {
+			.msg_name = &from, .msg_namelen = sizeof(from),
+			.msg_iov = &iov, .msg_iovlen = 1,
+		};
+		struct flow *f;
+		ssize_t ret;
+		int s;
+
+		ret = recvmsg(rs->fd, &msg, MSG_DONTWAIT);
+		if (ret < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
+			return -1;
+		}
+		if (msg.msg_flags & MSG_TRUNC) {
+			fprintf(stderr, "truncated message\n");
+			return -1;
+		}
+		s = find_sender(from_side, &from);
+		if (s < 0) {
+			fprintf(stderr, "message from unknown port %d\n",
+				sockaddr_port(&from));
+			return -1;
+		}
+		f = &flows[from_side][s][rs->idx];
+		if (!f->active || f->rcvd >= f->total) {
+			fprintf(stderr, "extra message on %c%d -> %c%d (len %zd)\n",
+				"AB"[from_side], s, "AB"[side], rs->idx, ret);
+			(*extra)++;
+			return -1;
+		}
+		if (!msg_check(rbuf, ret, from_side, s, rs->idx, f->rcvd)) {
+			fprintf(stderr,
+				"%c%d -> %c%d: message %llu wrong (len %zd, expected %u)\n",
+				"AB"[from_side], s, "AB"[side], rs->idx,
+				(unsigned long long)f->rcvd, ret,
+				msg_size(from_side, s, rs->idx, f->rcvd));
+			diagnose(rbuf, ret, from_side, s, rs->idx, f->rcvd);
+			return -1;
+		}
+		f->rcvd++;
+	}
+}
+
+static void totals(uint64_t *sent, uint64_t *rcvd, uint64_t *total)
+{
+	int d, s, r;
+
+	*sent = *rcvd = *total = 0;
+	for (d = 0; d < 2; d++)
+		for (s = 0; s < nsocks; s++)
+			for (r = 0; r < nsocks; r++) {
+				*sent += flows[d][s][r].sent;
+				*rcvd += flows[d][s][r].rcvd;
+				*total += flows[d][s][r].total;
+			}
+}
+
+static void report_pending(void)
+{
+	struct flow *f;
+	int d, s, r;
+
+	for (d = 0; d < 2; d++)
+		for (s = 0; s < nsocks; s++)
+			for (r = 0; r < nsocks; r++) {
+				f = &flows[d][s][r];
+				if (!f->active || f->rcvd == f->total)
+					continue;
+				fprintf(stderr, "  %c%d -> %c%d: sent %llu rcvd %llu of %llu\n",
+					"AB"[d], s, "AB"[!d], r,
+					(unsigned long long)f->sent,
+					(unsigned long long)f->rcvd,
+					(unsigned long long)f->total);
+			}
+}
+
+static void die_usage(void)
+{
+	fprintf(stderr,
+		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
+		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
+		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr_a = NULL, *addr_b = NULL, *ns_a = NULL, *ns_b = NULL;
+	const char *dir = "both";
+	uint64_t nmsgs = 10000, sent, rcvd, total, nflows = 0, i;
+	double timeout = 120, start, last_print, last_rx = 0;
+	int port = 5000, opt, epfd, d, s, r, self, congested = 0, extra = 0;
+
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:v")) != -1) {
+		switch (opt) {
+		case 'a':
+			addr_a = optarg;
+			break;
+		case 'b':
+			addr_b = optarg;
+			break;
+		case 'A':
+			ns_a = optarg;
+			break;
+		case 'B':
+			ns_b = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'k':
+			nsocks = atoi(optarg);
+			break;
+		case 'n':
+			nmsgs = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			max_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			timeout = atof(optarg);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			die_usage();
+		}
+	}
+	if (!addr_a || !addr_b || nsocks < 1 || nsocks > MAX_SOCKS ||
+	    max_size < 1 || max_size > MAX_SIZE)
+		die_usage();
+
+	sbuf = malloc(MAX_SIZE);
+	rbuf = malloc(MAX_SIZE);
+	self = open(("/proc/self/ns/net"), O_RDONLY | O_CLOEXEC);
+	epfd = epoll_create1(0);
+	if (!sbuf || !rbuf || self < 0 || epfd < 0) {
+		perror("setup");
+		return 1;
+	}
+	if (open_side(0, ns_a, addr_a, port, epfd) ||
+	    open_side(1, ns_b, addr_b, port, epfd))
+		return 1;
+	setns(self, CLONE_NEWNET);
+
+	for (d = 0; d < 2; d++) {
+		if ((d == 0 && !strcmp(dir, "ba")) || (d == 1 && !strcmp(dir, "ab")))
+			continue;
+		for (s = 0; s < nsocks; s++)
+			for (r = 0; r < nsocks; r++)
+				flows[d][s][r].active = 1;
+		nflows += nsocks * nsocks;
+	}
+	/* Spread the messages over the flows, the remainder on the first ones. */
+	i = 0;
+	for (d = 0; d < 2; d++)
+		for (s = 0; s < nsocks; s++)
+			for (r = 0; r < nsocks; r++) {
+				struct flow *f = &flows[d][s][r];
+
+				if (!f->active)
+					continue;
+				f->total = nmsgs / nflows + (i < nmsgs % nflows);
+				i++;
+			}
+
+	start = now();
+	last_print = start;
+	for (;;) {
+		struct epoll_event evs[2 * MAX_SOCKS];
+		double t;
+		int n, k;
+
+		totals(&sent, &rcvd, &total);
+		t = now();
+		if (rcvd == total) {
+			if (!last_rx)
+				last_rx = t;
+			if (t - last_rx >= 1.0)
+				break;		/* nothing extra came: done */
+		}
+		if (t - start > timeout) {
+			fprintf(stderr, "timeout: sent %llu, received %llu of %llu\n",
+				(unsigned long long)sent, (unsigned long long)rcvd,
+				(unsigned long long)total);
+			report_pending();
+			return 1;
+		}
+		if (verbose && t - last_print >= 1.0) {
+			fprintf(stderr, "%.0fs: sent %llu received %llu of %llu\n",
+				t - start, (unsigned long long)sent,
+				(unsigned long long)rcvd, (unsigned long long)total);
+			last_print = t;
+		}
+		n = epoll_wait(epfd, evs, 2 * MAX_SOCKS, congested ? 10 : 100);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("epoll_wait");
+			return 1;
+		}
+		for (k = 0; k < n; k++) {
+			struct rsock *rs = evs[k].data.ptr;
+
+			if ((evs[k].events & EPOLLIN) && pump_recv(rs, &extra))
+				return 1;
+			if ((evs[k].events & EPOLLOUT) &&
+			    pump_send(epfd, rs, &congested))
+				return 1;
+		}
+		/* Sockets not waiting for EPOLLOUT: congested, or done. */
+		if (n == 0 || congested) {
+			congested = 0;
+			for (d = 0; d < 2; d++)
+				for (s = 0; s < nsocks; s++)
+					if (!socks[d][s].blocked &&
+					    pump_send(epfd, &socks[d][s], &congested))
+						return 1;
+		}
+	}
+	totals(&sent, &rcvd, &total);
+	printf("ok: %llu messages in %llu flows, exactly once and in order, %.1fs\n",
+	       (unsigned long long)rcvd, (unsigned long long)nflows, now() - start);
+	return extra ? 1 : 0;
+}

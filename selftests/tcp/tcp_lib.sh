@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the RDS/TCP tests. Source after ../lib.sh.
+#
+#   RDS_TCP_INTREE=1  run against the distribution's in-tree rds_tcp instead
+#                     of ours (the reference behaviour)
+#
+# tcp_setup [ADDR_A ADDR_B]: load the stack, netns rds-a and rds-b on a veth
+# pair with 192.0.2.1/.2 and fd00::1/::2.
+
+A=rds-a
+B=rds-b
+A4=192.0.2.1
+B4=192.0.2.2
+A6=fd00::1
+B6=fd00::2
+
+# Message counts: the default profile, and a tenth of it on slow kernels.
+tcp_count() {
+	if [ "$RDS_PROFILE" = short ]; then
+		echo $(($1 / 10))
+	else
+		echo "$1"
+	fi
+}
+
+tcp_load() {
+	if [ "${RDS_TCP_INTREE:-0}" = 1 ]; then
+		intree_load
+	else
+		rds_load tcp
+	fi
+}
+
+tcp_setup() {
+	tcp_load || return 1
+	netns_pair $A $B $A4 $B4 $A6 $B6
+}
+
+# traffic ARGS...: rds_traffic between rds-a and rds-b.
+traffic() {
+	"$BIN/rds_traffic" -A $A -B $B "$@"
+}
+
+# tcp_conns NS: the RDS/TCP sockets of NS (ss lines, port 16385 either end).
+tcp_conns() {
+	ip netns exec "$1" ss -tnH state established '( sport = :16385 or dport = :16385 )'
+}
+
+# sysctl_flapper NS...: rewrite the buffer sysctls every half second, which
+# resets the connections, until killed.
+sysctl_flapper() {
+	local i=0 ns size
+	while :; do
+		i=$((i + 1))
+		for ns in "$@"; do
+			size=$(( (i % 2) ? 262144 : 0 ))
+			ip netns exec "$ns" sysctl -qw net.rds.tcp.rds_tcp_sndbuf=$size
+			ip netns exec "$ns" sysctl -qw net.rds.tcp.rds_tcp_rcvbuf=$size
+		done
+		sleep 0.5
+	done
+}
