@@ -36,6 +36,23 @@ static void rds_tcp_drop_acked(struct rds_conn_path *cp,
 				 rds_tcp_is_acked);
 }
 
+/*
+ * Queues the path's send work, as rds_path_queue_send() does, but @now
+ * also pulls an already queued, delayed run forward.
+ */
+static void rds_tcp_kick_send(struct rds_conn_path *cp, unsigned long delay,
+			      bool now)
+{
+	rcu_read_lock();
+	if (!test_bit(RDS_DESTROY_PENDING, &cp->cp_flags)) {
+		if (now)
+			mod_delayed_work(rds_wq, &cp->cp_send_w, 0);
+		else
+			queue_delayed_work(rds_wq, &cp->cp_send_w, delay);
+	}
+	rcu_read_unlock();
+}
+
 /* Adds the source port index announcement to a probe or its pong. */
 static void rds_tcp_add_sport_idx(struct rds_header *hdr)
 {
@@ -149,6 +166,7 @@ int rds_tcp_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 
 	if (ret == -EAGAIN || ret == -ENOBUFS) {
 		rds_tcp_stats_inc(RDS_TCP_STAT_SNDBUF_FULL);
+		tc->t_xmit_full = true;
 		return -EAGAIN;
 	}
 	return ret;
@@ -172,6 +190,15 @@ void rds_tcp_xmit_path_complete(struct rds_conn_path *cp)
 	tcp_sock_set_cork(tc->t_sock->sk, false);
 	/* Acks that came in while the batch was still being queued. */
 	rds_tcp_drop_acked(cp, tc, tc->t_sock->sk);
+	/*
+	 * write_space() queues the send work when room frees up, but that
+	 * work gives up if it finds RDS_IN_XMIT still held by our caller:
+	 * look again a little later in any case.
+	 */
+	if (tc->t_xmit_full) {
+		tc->t_xmit_full = false;
+		rds_tcp_kick_send(cp, HZ / 10, false);
+	}
 }
 
 /* Runs, from softirq or with the socket owned, when acks free send buffer
@@ -196,7 +223,7 @@ void rds_tcp_write_space(struct sock *sk)
 
 	rds_tcp_drop_acked(cp, tc, sk);
 	if (rds_conn_path_up(cp) && sk_stream_is_writeable(sk))
-		rds_path_queue_send(cp, 0);
+		rds_tcp_kick_send(cp, 0, true);
 out:
 	read_unlock_bh(&sk->sk_callback_lock);
 	if (write_space == rds_tcp_write_space)

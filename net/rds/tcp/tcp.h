@@ -82,7 +82,7 @@ struct rds_tcp_conn;
  * only touched with the socket locked (owned, or bh-locked in softirq), and
  * reset when a socket is detached.
  *
- * t_xmit_hdr is the header being sent, under RDS_IN_XMIT.
+ * t_xmit_hdr and t_xmit_full belong to the sender, under RDS_IN_XMIT.
  *
  * t_list links the path on rds_tcp_tc_list (rds_tcp_tc_lock) while it has a
  * socket, for RDS_INFO_TCP_SOCKETS.
@@ -110,6 +110,7 @@ struct rds_tcp_connection {
 	unsigned int		t_data_rem;
 
 	struct rds_header	t_xmit_hdr;
+	bool			t_xmit_full;	/* the last xmit got -EAGAIN */
 
 	/* RDS_INFO_TCP_SOCKETS, racy snapshots */
 	u32			t_last_sent_nxt;
