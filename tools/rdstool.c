@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the RDS tools: error reporting, socket setup, address
+ * and number parsing.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+#include <linux/rds.h>
+
+#include "rdstool.h"
+
+static void vreport(const char *fmt, va_list ap, int err)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap, 0);
+	va_end(ap);
+	exit(1);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap, err);
+	va_end(ap);
+	exit(1);
+}
+
+/* Bad command lines exit 2 after the tool's own usage text. */
+void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(fmt, ap, 0);
+	va_end(ap);
+	fprintf(stderr, "Try '%s -h' for more information.\n", progname);
+	exit(EXIT_USAGE);
+}
+
+/*
+ * The family is missing when neither our rds.ko nor the in-tree one can be
+ * loaded; say so in words instead of a bare errno.
+ */
+int rds_socket(void)
+{
+	int fd = socket(PF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == EAFNOSUPPORT)
+		die("RDS sockets are not available (is the rds module loaded?)");
+	die_errno("cannot create an RDS socket");
+}
+
+/* A local address no transport can serve means no transport module. */
+void rds_bind(int fd, const struct sockaddr_storage *addr)
+{
+	if (bind(fd, (const struct sockaddr *)addr, addr_len(addr)) == 0)
+		return;
+	if (errno == EADDRNOTAVAIL)
+		die("cannot bind to %s: no RDS transport for it (is rds_tcp loaded?)",
+		    addr_str(addr));
+	die_errno("cannot bind to %s", addr_str(addr));
+}
+
+/* The kernel only accepts a TOS before the socket has a connection. */
+void rds_set_tos(int fd, unsigned int tos)
+{
+	rds_tos_t t = tos;
+
+	if (ioctl(fd, SIOCRDSSETTOS, &t) < 0)
+		die_errno("cannot set TOS %u", tos);
+}
+
+bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, str, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return true;
+	}
+	if (inet_pton(AF_INET6, str, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return true;
+	}
+	return false;
+}
+
+socklen_t addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+uint16_t addr_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+void addr_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+/* Same family and address; ports are not compared. */
+bool addr_equal(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+}
+
+/* Returns a static buffer: good for one use per printf. */
+const char *addr_str(const struct sockaddr_storage *ss)
+{
+	static char buf[INET6_ADDRSTRLEN];
+	const void *a;
+
+	if (ss->ss_family == AF_INET6)
+		a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	else
+		a = &((const struct sockaddr_in *)ss)->sin_addr;
+	return inet_ntop(ss->ss_family, a, buf, sizeof(buf)) ? buf : "?";
+}
+
+/*
+ * RDS needs an explicit local address. Let the routing table pick the one
+ * that reaches dst: connect() a UDP socket (which sends nothing) and read
+ * back the address it was given.
+ */
+void route_source(const struct sockaddr_storage *dst, struct sockaddr_storage *src)
+{
+	struct sockaddr_storage to = *dst;
+	socklen_t len = sizeof(*src);
+	int fd;
+
+	addr_set_port(&to, 9);
+	fd = socket(dst->ss_family, SOCK_DGRAM, 0);
+	if (fd < 0)
+		die_errno("socket");
+	if (connect(fd, (struct sockaddr *)&to, addr_len(&to)) < 0)
+		die_errno("no route to %s", addr_str(dst));
+	memset(src, 0, sizeof(*src));
+	if (getsockname(fd, (struct sockaddr *)src, &len) < 0)
+		die_errno("getsockname");
+	close(fd);
+	addr_set_port(src, 0);
+}
+
+bool parse_uint(const char *str, unsigned long max, unsigned long *val)
+{
+	char *end;
+
+	if (!*str || *str == '-')
+		return false;
+	errno = 0;
+	*val = strtoul(str, &end, 0);
+	return !errno && !*end && *val <= max;
+}
+
+/* A byte count with an optional K, M or G (powers of 1024) suffix. */
+bool parse_size(const char *str, unsigned long max, unsigned long *val)
+{
+	unsigned long mult = 1;
+	char *end;
+
+	if (!*str || *str == '-')
+		return false;
+	errno = 0;
+	*val = strtoul(str, &end, 0);
+	if (errno || end == str)
+		return false;
+	switch (*end) {
+	case 'k': case 'K':
+		mult = 1UL << 10;
+		break;
+	case 'm': case 'M':
+		mult = 1UL << 20;
+		break;
+	case 'g': case 'G':
+		mult = 1UL << 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return false;
+	}
+	if (*end && end[1])
+		return false;
+	if (*val > max / mult)
+		return false;
+	*val *= mult;
+	return true;
+}
+
+/* Seconds, possibly fractional, or a number followed by "msec" or "usec". */
+bool parse_interval(const char *str, uint64_t *usec)
+{
+	double scale = 1e6, v;
+	char *end;
+
+	errno = 0;
+	v = strtod(str, &end);
+	if (errno || end == str || v < 0)
+		return false;
+	if (!strcmp(end, "msec") || !strcmp(end, "ms"))
+		scale = 1e3;
+	else if (!strcmp(end, "usec") || !strcmp(end, "us"))
+		scale = 1;
+	else if (*end && strcmp(end, "s") && strcmp(end, "sec"))
+		return false;
+	v *= scale;
+	if (v > 3600e6)
+		return false;
+	*usec = (uint64_t)v;
+	return true;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Without SA_RESTART, so that a signal ends whatever call we wait in. */
+void on_signals(int sig1, int sig2, void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigaction(sig1, &sa, NULL);
+	sigaction(sig2, &sa, NULL);
+}
