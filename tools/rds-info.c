@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds-info: print the information tables the RDS kernel modules export
+ * through getsockopt(SOL_RDS, RDS_INFO_*).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/rds.h>
+
+#include "rdstool.h"
+
+const char *progname = "rds-info";
+
+static bool verbose;
+
+/* Column widths of an address: dotted quad, or a full IPv6 address. */
+#define W4	15
+#define W6	39
+
+/*
+ * One table, already read: the kernel returns the size of one item, which
+ * may be larger than the struct we know (newer kernels append fields).
+ */
+struct table {
+	char *buf;
+	size_t len;
+	size_t each;
+};
+
+#define for_each_item(item, t, off) \
+	for ((off) = 0; \
+	     (off) + sizeof(item) <= (t)->len && (t)->each >= sizeof(item) && \
+	     (memcpy(&(item), (t)->buf + (off), sizeof(item)), 1); \
+	     (off) += (t)->each)
+
+/*
+ * Reads a whole table. The table can grow between the sizing call and the
+ * copy, so ENOSPC just means: try again with the size the kernel reports.
+ * Returns false if the running kernel does not provide this table.
+ */
+static bool read_table(int fd, int opt, struct table *t)
+{
+	socklen_t len = 0;
+	char *buf = NULL;
+	int ret;
+
+	for (;;) {
+		ret = getsockopt(fd, SOL_RDS, opt, buf, &len);
+		if (ret >= 0)
+			break;
+		if (errno == ENOPROTOOPT || errno == EOPNOTSUPP) {
+			free(buf);
+			return false;
+		}
+		if (errno != ENOSPC)
+			die_errno("getsockopt(RDS_INFO %d)", opt);
+		len += len / 4 + 1024;
+		buf = realloc(buf, len);
+		if (!buf)
+			die("out of memory");
+	}
+	t->buf = buf;
+	t->len = len;
+	t->each = ret;
+	return true;
+}
+
+static const char *ip4(__be32 a)
+{
+	static char s[4][INET_ADDRSTRLEN];
+	static int n;
+
+	n = (n + 1) % 4;
+	return inet_ntop(AF_INET, &a, s[n], sizeof(s[n]));
+}
+
+/* Takes a void pointer: the addresses sit unaligned in packed items. */
+static const char *ip6(const void *a)
+{
+	static char s[4][INET6_ADDRSTRLEN];
+	static int n;
+
+	n = (n + 1) % 4;
+	return inet_ntop(AF_INET6, a, s[n], sizeof(s[n]));
+}
+
+static void print_counters(struct table *t)
+{
+	struct rds_info_counter c;
+	size_t off;
+
+	printf("\nCounters:\n%32s %16s\n", "CounterName", "Value");
+	for_each_item(c, t, off)
+		printf("%32.32s %16llu\n", (char *)c.name, (unsigned long long)c.value);
+}
+
+static const char *conn_flags(uint8_t f)
+{
+	static char s[4];
+
+	s[0] = f & RDS_INFO_CONNECTION_FLAG_SENDING ? 's' : '-';
+	s[1] = f & RDS_INFO_CONNECTION_FLAG_CONNECTING ? 'c' : '-';
+	s[2] = f & RDS_INFO_CONNECTION_FLAG_CONNECTED ? 'C' : '-';
+	return s;
+}
+
+static void print_conns(struct table *t)
+{
+	struct rds_info_connection c;
+	size_t off;
+
+	printf("\nRDS Connections:\n%*s %*s %4s %16s %16s %4s\n", W4, "LocalAddr",
+	       W4, "RemoteAddr", "Tos", "NextTX", "NextRX", "Flgs");
+	for_each_item(c, t, off)
+		printf("%*s %*s %4u %16llu %16llu %4s%s%.*s\n",
+		       W4, ip4(c.laddr), W4, ip4(c.faddr), c.tos,
+		       (unsigned long long)c.next_tx_seq, (unsigned long long)c.next_rx_seq,
+		       conn_flags(c.flags), verbose ? " " : "",
+		       verbose ? TRANSNAMSIZ : 0, (char *)c.transport);
+}
+
+static void print_conns6(struct table *t)
+{
+	struct rds6_info_connection c;
+	size_t off;
+
+	printf("\nRDS IPv6 Connections:\n%*s %*s %16s %16s %4s\n", W6, "LocalAddr",
+	       W6, "RemoteAddr", "NextTX", "NextRX", "Flgs");
+	for_each_item(c, t, off)
+		printf("%*s %*s %16llu %16llu %4s%s%.*s\n",
+		       W6, ip6(&c.laddr), W6, ip6(&c.faddr),
+		       (unsigned long long)c.next_tx_seq, (unsigned long long)c.next_rx_seq,
+		       conn_flags(c.flags), verbose ? " " : "",
+		       verbose ? TRANSNAMSIZ : 0, (char *)c.transport);
+}
+
+static void print_sockets(struct table *t)
+{
+	struct rds_info_socket s;
+	size_t off;
+
+	printf("\nRDS Sockets:\n%*s %5s %*s %5s %10s %10s %8s\n", W4, "BoundAddr",
+	       "BPort", W4, "ConnAddr", "CPort", "SndBuf", "RcvBuf", "Inode");
+	for_each_item(s, t, off)
+		printf("%*s %5u %*s %5u %10u %10u %8llu\n",
+		       W4, ip4(s.bound_addr), ntohs(s.bound_port),
+		       W4, ip4(s.connected_addr), ntohs(s.connected_port),
+		       s.sndbuf, s.rcvbuf, (unsigned long long)s.inum);
+}
+
+static void print_sockets6(struct table *t)
+{
+	struct rds6_info_socket s;
+	size_t off;
+
+	printf("\nRDS IPv6 Sockets:\n%*s %5s %*s %5s %10s %10s %8s\n", W6, "BoundAddr",
+	       "BPort", W6, "ConnAddr", "CPort", "SndBuf", "RcvBuf", "Inode");
+	for_each_item(s, t, off)
+		printf("%*s %5u %*s %5u %10u %10u %8llu\n",
+		       W6, ip6(&s.bound_addr), ntohs(s.bound_port),
+		       W6, ip6(&s.connected_addr), ntohs(s.connected_port),
+		       s.sndbuf, s.rcvbuf, (unsigned long long)s.inum);
+}
+
+static void print_msgs(struct table *t, const char *title)
+{
+	struct rds_info_message m;
+	size_t off;
+
+	printf("\n%s Message Queue:\n%*s %5s %*s %5s %4s %16s %10s\n", title,
+	       W4, "LocalAddr", "LPort", W4, "RemoteAddr", "RPort", "Tos",
+	       "Seq", "Bytes");
+	for_each_item(m, t, off)
+		printf("%*s %5u %*s %5u %4u %16llu %10u\n",
+		       W4, ip4(m.laddr), ntohs(m.lport), W4, ip4(m.faddr),
+		       ntohs(m.fport), m.tos, (unsigned long long)m.seq, m.len);
+}
+
+static void print_msgs6(struct table *t, const char *title)
+{
+	struct rds6_info_message m;
+	size_t off;
+
+	printf("\n%s IPv6 Message Queue:\n%*s %5s %*s %5s %4s %16s %10s\n", title,
+	       W6, "LocalAddr", "LPort", W6, "RemoteAddr", "RPort", "Tos",
+	       "Seq", "Bytes");
+	for_each_item(m, t, off)
+		printf("%*s %5u %*s %5u %4u %16llu %10u\n",
+		       W6, ip6(&m.laddr), ntohs(m.lport), W6, ip6(&m.faddr),
+		       ntohs(m.fport), m.tos, (unsigned long long)m.seq, m.len);
+}
+
+static void print_tcp(struct table *t)
+{
+	struct rds_info_tcp_socket s;
+	size_t off;
+
+	printf("\nTCP Connections:\n%*s %5s %*s %5s %10s %10s %10s %10s %10s\n",
+	       W4, "LocalAddr", "LPort", W4, "RemoteAddr", "RPort", "HdrRemain",
+	       "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
+	for_each_item(s, t, off)
+		printf("%*s %5u %*s %5u %10llu %10llu %10u %10u %10u\n",
+		       W4, ip4(s.local_addr), ntohs(s.local_port),
+		       W4, ip4(s.peer_addr), ntohs(s.peer_port),
+		       (unsigned long long)s.hdr_rem, (unsigned long long)s.data_rem,
+		       s.last_sent_nxt, s.last_expected_una, s.last_seen_una);
+}
+
+static void print_tcp6(struct table *t)
+{
+	struct rds6_info_tcp_socket s;
+	size_t off;
+
+	printf("\nTCP IPv6 Connections:\n%*s %5s %*s %5s %10s %10s %10s %10s %10s\n",
+	       W6, "LocalAddr", "LPort", W6, "RemoteAddr", "RPort", "HdrRemain",
+	       "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
+	for_each_item(s, t, off)
+		printf("%*s %5u %*s %5u %10llu %10llu %10u %10u %10u\n",
+		       W6, ip6(&s.local_addr), ntohs(s.local_port),
+		       W6, ip6(&s.peer_addr), ntohs(s.peer_port),
+		       (unsigned long long)s.hdr_rem, (unsigned long long)s.data_rem,
+		       s.last_sent_nxt, s.last_expected_una, s.last_seen_una);
+}
+
+/* Both IB item layouts share these fields under the same names. */
+#define print_ib_verbose(c) \
+	printf("  send_wr=%u, recv_wr=%u, send_sge=%u, rdma_mr_max=%u, " \
+	       "rdma_mr_size=%u, cache_allocs=%u", \
+	       (c).max_send_wr, (c).max_recv_wr, (c).max_send_sge, (c).rdma_mr_max, \
+	       (c).rdma_mr_size, (c).cache_allocs)
+
+static void print_ib(struct table *t)
+{
+	struct rds_info_rdma_connection c;
+	size_t off;
+
+	printf("\nRDS IB Connections:\n%*s %*s %4s %3s %32s %32s\n", W4, "LocalAddr",
+	       W4, "RemoteAddr", "Tos", "SL", "LocalDev", "RemoteDev");
+	for_each_item(c, t, off) {
+		printf("%*s %*s %4u %3u %32s %32s", W4, ip4(c.src_addr),
+		       W4, ip4(c.dst_addr), c.tos, c.sl,
+		       ip6(c.src_gid),
+		       ip6(c.dst_gid));
+		if (verbose)
+			print_ib_verbose(c);
+		putchar('\n');
+	}
+}
+
+static void print_ib6(struct table *t)
+{
+	struct rds6_info_rdma_connection c;
+	size_t off;
+
+	printf("\nRDS IB IPv6 Connections:\n%*s %*s %4s %3s %32s %32s\n", W6, "LocalAddr",
+	       W6, "RemoteAddr", "Tos", "SL", "LocalDev", "RemoteDev");
+	for_each_item(c, t, off) {
+		printf("%*s %*s %4u %3u %32s %32s", W6, ip6(&c.src_addr),
+		       W6, ip6(&c.dst_addr), c.tos, c.sl,
+		       ip6(c.src_gid),
+		       ip6(c.dst_gid));
+		if (verbose)
+			print_ib_verbose(c);
+		putchar('\n');
+	}
+}
+
+struct section {
+	char opt;
+	int info4, info6;
+	void (*print4)(struct table *t);
+	void (*print6)(struct table *t);
+	const char *title;	/* for the message queues */
+	void (*print_msgs4)(struct table *t, const char *title);
+	void (*print_msgs6)(struct table *t, const char *title);
+};
+
+/* In the order rds-info has always printed them. */
+static const struct section sections[] = {
+	{ 'I', RDS_INFO_IB_CONNECTIONS, RDS6_INFO_IB_CONNECTIONS, print_ib, print_ib6 },
+	{ 'T', RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS, print_tcp, print_tcp6 },
+	{ 'k', RDS_INFO_SOCKETS, RDS6_INFO_SOCKETS, print_sockets, print_sockets6 },
+	{ 'n', RDS_INFO_CONNECTIONS, RDS6_INFO_CONNECTIONS, print_conns, print_conns6 },
+	{ 'c', RDS_INFO_COUNTERS, 0, print_counters, NULL },
+	{ 'r', RDS_INFO_RECV_MESSAGES, RDS6_INFO_RECV_MESSAGES, NULL, NULL,
+	  "Receive", print_msgs, print_msgs6 },
+	{ 's', RDS_INFO_SEND_MESSAGES, RDS6_INFO_SEND_MESSAGES, NULL, NULL,
+	  "Send", print_msgs, print_msgs6 },
+	{ 't', RDS_INFO_RETRANS_MESSAGES, RDS6_INFO_RETRANS_MESSAGES, NULL, NULL,
+	  "Retransmit", print_msgs, print_msgs6 },
+};
+
+#define NR_SECTIONS	ARRAY_SIZE(sections)
+
+static __noreturn void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-v]\n"
+		"  -c  counters               -n  connections\n"
+		"  -k  sockets                -T  TCP sockets\n"
+		"  -r  receive queues         -I  IB connections\n"
+		"  -s  send queues            -a  add the IPv6 tables\n"
+		"  -t  retransmit queues      -v  verbose (transport names, IB details)\n"
+		"Without a table option, all IPv4 tables are shown.\n",
+		progname);
+	exit(status);
+}
+
+/* A table the loaded modules don't provide (no rds_rdma, say) is skipped. */
+static void show(int fd, const struct section *s, bool v6)
+{
+	int opt = v6 ? s->info6 : s->info4;
+	struct table t;
+
+	if (!opt || !read_table(fd, opt, &t))
+		return;
+	if (s->title)
+		(v6 ? s->print_msgs6 : s->print_msgs4)(&t, s->title);
+	else
+		(v6 ? s->print6 : s->print4)(&t);
+	free(t.buf);
+}
+
+int main(int argc, char **argv)
+{
+	bool want[NR_SECTIONS] = { false }, any = false, v6 = false;
+	unsigned int i;
+	int c, fd;
+
+	while ((c = getopt(argc, argv, "acnkrstTIvh")) != -1) {
+		if (c == 'h')
+			usage(0);
+		if (c == 'v' || c == 'a') {
+			*(c == 'v' ? &verbose : &v6) = true;
+			continue;
+		}
+		for (i = 0; i < NR_SECTIONS && sections[i].opt != c; i++)
+			;
+		if (i == NR_SECTIONS)
+			usage(EXIT_USAGE);
+		want[i] = true;
+		any = true;
+	}
+	if (optind != argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+
+	fd = rds_socket();
+	for (i = 0; i < NR_SECTIONS; i++) {
+		if (any && !want[i])
+			continue;
+		show(fd, &sections[i], false);
+		if (v6)
+			show(fd, &sections[i], true);
+	}
+	close(fd);
+	return 0;
+}
