@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One rds-stress task: an RDS socket bound to port+1+idx that keeps
+ * "depth" requests in flight to every task of the peer and acks every
+ * request it receives. The socket is non-blocking so that a full send
+ * queue never stops the task from receiving, which could deadlock two
+ * tasks that both wait to send.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rdstool.h"
+#include "rds-stress.h"
+
+/* Messages handled per wakeup before sending again. */
+#define RECV_BATCH	64
+
+int stress_stop;
+
+static bool stopping(void)
+{
+	return __atomic_load_n(&stress_stop, __ATOMIC_RELAXED);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/*
+ * Room for everything that can be in flight on this socket, with slack:
+ * RDS counts only half of the buffer size, and a receiver over its limit
+ * marks its port congested, which stalls every sender.
+ */
+static void size_buffers(int fd, const struct stress_opts *o)
+{
+	uint64_t want = (uint64_t)o->tasks * o->depth * (o->req_bytes + o->ack_bytes);
+	int size;
+
+	want = want * 4 + 256 * 1024;
+	size = want > (1U << 30) ? 1 << 30 : (int)want;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+}
+
+void task_open(struct task *t, const struct stress_run *r)
+{
+	const struct stress_opts *o = &r->o;
+	struct sockaddr_storage me = r->local;
+	size_t max = o->req_bytes > o->ack_bytes ? o->req_bytes : o->ack_bytes;
+
+	t->run = r;
+	t->fd = rds_socket();
+	size_buffers(t->fd, o);
+	addr_set_port(&me, r->port + 1 + t->idx);
+	rds_bind(t->fd, &me);
+	/* The TOS goes through the transport, which bind() picks. */
+	if (o->tos)
+		rds_set_tos(t->fd, o->tos);
+
+	t->outstanding = xcalloc(o->tasks, sizeof(*t->outstanding));
+	t->owed_head = xcalloc(o->tasks, sizeof(*t->owed_head));
+	t->owed_count = xcalloc(o->tasks, sizeof(*t->owed_count));
+	t->owed_ts = xcalloc((size_t)o->tasks * o->depth, sizeof(*t->owed_ts));
+	t->buf = xcalloc(1, max);
+}
+
+void task_close(struct task *t)
+{
+	close(t->fd);
+	free(t->outstanding);
+	free(t->owed_head);
+	free(t->owed_count);
+	free(t->owed_ts);
+	free(t->buf);
+}
+
+/* The verify pattern depends on the sequence number and the offset. */
+static uint8_t pattern(uint32_t seq, size_t i)
+{
+	return (uint8_t)(seq * 13 + i * 7 + (i >> 8));
+}
+
+static bool pattern_ok(const char *buf, size_t len, uint32_t seq)
+{
+	size_t i;
+
+	for (i = sizeof(struct stress_hdr); i < len; i++)
+		if ((uint8_t)buf[i] != pattern(seq, i))
+			return false;
+	return true;
+}
+
+/* Returns false when the socket cannot take the message right now. */
+static bool send_msg(struct task *t, unsigned int peer, int type, uint64_t ts)
+{
+	const struct stress_run *r = t->run;
+	struct sockaddr_storage to = r->peer;
+	struct stress_hdr *h = (struct stress_hdr *)t->buf;
+	size_t len = type == MSG_REQ ? r->o.req_bytes : r->o.ack_bytes;
+	uint64_t start;
+	ssize_t ret;
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = htonl(STRESS_MAGIC);
+	h->type = type;
+	h->from_task = htons(t->idx);
+	h->seq = htonl(++t->seq);
+	h->len = htonl(len);
+	h->sent_ns = htobe64(ts);
+	if (r->o.verify)
+		for (i = sizeof(*h); i < len; i++)
+			t->buf[i] = pattern(t->seq, i);
+
+	addr_set_port(&to, r->port + 1 + peer);
+	start = now_ns();
+	ret = sendto(t->fd, t->buf, len, MSG_DONTWAIT, (struct sockaddr *)&to,
+		     addr_len(&to));
+	stat_add(t->stats.tx_ns, now_ns() - start);
+	if (ret < 0) {
+		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
+			return false;
+		die_errno("task %u: cannot send to %s", t->idx, addr_str(&to));
+	}
+	stat_add(t->stats.tx_msgs, 1);
+	stat_add(t->stats.tx_bytes, len);
+	return true;
+}
+
+/* Owed acks first: they are what unblocks the peer. */
+static void send_pending(struct task *t)
+{
+	const struct stress_opts *o = &t->run->o;
+	unsigned int p;
+	uint32_t slot;
+
+	t->blocked = false;
+	for (p = 0; p < o->tasks; p++) {
+		while (t->owed_count[p]) {
+			slot = p * o->depth + t->owed_head[p];
+			if (!send_msg(t, p, MSG_ACK, t->owed_ts[slot]))
+				goto blocked;
+			t->owed_head[p] = (t->owed_head[p] + 1) % o->depth;
+			t->owed_count[p]--;
+		}
+	}
+	for (p = 0; p < o->tasks && !stopping(); p++) {
+		while (t->outstanding[p] < o->depth) {
+			if (!send_msg(t, p, MSG_REQ, now_ns()))
+				goto blocked;
+			t->outstanding[p]++;
+		}
+	}
+	return;
+blocked:
+	t->blocked = true;
+}
+
+/* Which peer task sent this, or -1 if it is not one of ours. */
+static int peer_of(const struct task *t, const struct sockaddr_storage *from)
+{
+	const struct stress_run *r = t->run;
+	unsigned int port = addr_port(from);
+
+	if (!addr_equal(from, &r->peer) || port <= r->port || port > r->port + r->o.tasks)
+		return -1;
+	return port - r->port - 1;
+}
+
+static void handle_msg(struct task *t, int peer, size_t len)
+{
+	const struct stress_opts *o = &t->run->o;
+	struct stress_hdr *h = (struct stress_hdr *)t->buf;
+	uint32_t slot;
+
+	if (len < sizeof(*h) || ntohl(h->magic) != STRESS_MAGIC || ntohl(h->len) != len) {
+		stat_add(t->stats.dropped, 1);
+		return;
+	}
+	stat_add(t->stats.rx_msgs, 1);
+	stat_add(t->stats.rx_bytes, len);
+	if (o->verify && !pattern_ok(t->buf, len, ntohl(h->seq)))
+		stat_add(t->stats.verify_errors, 1);
+
+	if (h->type == MSG_REQ) {
+		if (t->owed_count[peer] == o->depth) {
+			/* more than depth in flight: the peer broke the rules */
+			stat_add(t->stats.dropped, 1);
+			return;
+		}
+		slot = (t->owed_head[peer] + t->owed_count[peer]) % o->depth;
+		t->owed_ts[peer * o->depth + slot] = be64toh(h->sent_ns);
+		t->owed_count[peer]++;
+	} else if (h->type == MSG_ACK && t->outstanding[peer]) {
+		t->outstanding[peer]--;
+		stat_add(t->stats.rtt_ns, now_ns() - be64toh(h->sent_ns));
+		stat_add(t->stats.rtt_count, 1);
+	}
+}
+
+static void recv_batch(struct task *t)
+{
+	const struct stress_opts *o = &t->run->o;
+	size_t max = o->req_bytes > o->ack_bytes ? o->req_bytes : o->ack_bytes;
+	struct sockaddr_storage from;
+	socklen_t flen;
+	ssize_t len;
+	int i, peer;
+
+	for (i = 0; i < RECV_BATCH; i++) {
+		flen = sizeof(from);
+		len = recvfrom(t->fd, t->buf, max, MSG_DONTWAIT | MSG_TRUNC,
+			       (struct sockaddr *)&from, &flen);
+		if (len < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			die_errno("task %u: receive", t->idx);
+		}
+		peer = peer_of(t, &from);
+		if (peer < 0 || (size_t)len > max) {
+			stat_add(t->stats.dropped, 1);
+			continue;
+		}
+		handle_msg(t, peer, len);
+	}
+}
+
+void *task_main(void *arg)
+{
+	struct task *t = arg;
+	struct pollfd pfd = { .fd = t->fd };
+
+	while (!stopping()) {
+		send_pending(t);
+		/*
+		 * Blocked on a congested peer, POLLOUT can stay set while
+		 * sends still fail: then just retry after a short nap.
+		 */
+		pfd.events = POLLIN | (t->blocked ? POLLOUT : 0);
+		if (poll(&pfd, 1, t->blocked ? 1 : 100) > 0 && (pfd.revents & POLLIN))
+			recv_batch(t);
+		else if (t->blocked)
+			poll(NULL, 0, 1);
+	}
+	return NULL;
+}
