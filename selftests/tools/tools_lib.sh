@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The checks of rds-ping, rds-info and rds-stress, shared by
+# selftests/tools/test_tools.sh (our modules) and
+# selftests/intree/test_tools.sh (the distribution's): both stacks must give
+# the same results to the same tools. Source it after lib.sh, then call
+# tools_tests with the command that loads the stack.
+
+A=192.0.2.1
+B=192.0.2.2
+A6=fd00::1
+B6=fd00::2
+NOBODY=192.0.2.99
+
+# in_a/in_b CMD...: run in one of the two namespaces.
+in_a() { ip netns exec rds-a "$@"; }
+in_b() { ip netns exec rds-b "$@"; }
+
+# expect_exit CODE CMD...: CMD must exit with CODE.
+expect_exit() {
+	local want=$1 rc
+	shift
+	"$@"
+	rc=$?
+	[ "$rc" = "$want" ] || { echo "exit $rc, expected $want"; return 1; }
+}
+
+# Prints the output, then checks it against extended regexps, one per line.
+output_has() {
+	local out=$1 re
+	shift
+	echo "$out"
+	for re in "$@"; do
+		echo "$out" | grep -qE -- "$re" || { echo "missing: $re"; return 1; }
+	done
+}
+
+check_ping() {
+	local out
+	out=$(in_a "$BIN/rds-ping" -c 3 -i 0.2 "$@" 2>&1) || { echo "$out"; return 1; }
+	output_has "$out" '^ +1: [0-9]+ usec$' '^ +3: [0-9]+ usec$' \
+		'^3 packets transmitted, 3 received, 0% packet loss$' \
+		'^rtt min/avg/max/mdev = [0-9]+/[0-9]+/[0-9]+/[0-9]+ usec$'
+}
+
+# Nobody answers: a summary, a failure exit, and no hang.
+check_ping_nobody() {
+	local out start=$SECONDS
+	out=$(in_a "$BIN/rds-ping" -c 2 -i 0.2 "$NOBODY" 2>&1)
+	[ $? != 0 ] || { echo "$out"; echo "exit 0 without replies"; return 1; }
+	output_has "$out" '^2 packets transmitted, 0 received, 100% packet loss$' || return 1
+	[ $((SECONDS - start)) -lt 10 ] || { echo "took $((SECONDS - start)) s"; return 1; }
+}
+
+check_info_conns() {
+	local out
+	out=$(in_a "$BIN/rds-info" -n) || return 1
+	output_has "$out" '^RDS Connections:$' 'LocalAddr +RemoteAddr +Tos +NextTX +NextRX +Flgs' \
+		"^ *$A +$B +0 +[0-9]+ +[0-9]+ +--C$"
+}
+
+check_info_tables() {
+	local out
+	out=$(in_a "$BIN/rds-info" -c) || return 1
+	output_has "$out" '^Counters:$' 'CounterName +Value' '^ *[a-z_]+ +[0-9]+$' >/dev/null || return 1
+	# The IPv4 table lists only sockets bound to an IPv4 address: have some.
+	in_a "$BIN/rds-ping" -c 10 -i 0.1 "$B" >/dev/null &
+	sleep 0.5
+	out=$(in_a "$BIN/rds-info" -k)
+	wait $! || { echo "background rds-ping failed"; return 1; }
+	output_has "$out" '^RDS Sockets:$' 'BoundAddr +BPort +ConnAddr +CPort +SndBuf +RcvBuf +Inode' \
+		"^ *$A +[0-9]+ +0\.0\.0\.0 +0 +[0-9]+ +[0-9]+ +[0-9]+$" || return 1
+	out=$(in_a "$BIN/rds-info" -T) || return 1
+	output_has "$out" '^TCP Connections:$' \
+		"^ *$A +[0-9]+ +$B +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" || return 1
+	out=$(in_a "$BIN/rds-info" -s -r -t) || return 1
+	output_has "$out" '^Send Message Queue:$' '^Receive Message Queue:$' \
+		'^Retransmit Message Queue:$'
+}
+
+check_info_v6() {
+	local out
+	in_a "$BIN/rds-ping" -c 1 "$B6" >/dev/null || { echo "IPv6 ping failed"; return 1; }
+	out=$(in_a "$BIN/rds-info" -a -n -k) || return 1
+	output_has "$out" '^RDS IPv6 Connections:$' "^ *$A6 +$B6 +[0-9]+ +[0-9]+ +--C$" \
+		'^RDS IPv6 Sockets:$'
+}
+
+# A passive rds-stress in b, an active one in a; both must report traffic.
+check_stress() {
+	local log out rc
+	log=$(mktemp)
+	in_b "$BIN/rds-stress" -r "$B" -p 4100 --json >"$log" 2>&1 &
+	sleep 0.5
+	out=$(in_a "$BIN/rds-stress" -s "$B" -r "$A" -p 4100 -t 2 -d 4 -q 2K -a 256 \
+	      -T 3 -v --json 2>&1)
+	rc=$?
+	wait $! || rc=1
+	output_has "$out" '"role": "active"' '"tasks": 2' '"verify_errors": 0' \
+		'"rx_msgs": [1-9]' '"rtt_us": [0-9.]+' || rc=1
+	output_has "$(cat "$log")" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
+	rm -f "$log"
+	return $rc
+}
+
+# The classic per-second and summary columns.
+check_stress_lines() {
+	local out rc
+	in_b "$BIN/rds-stress" -p 4200 -z >/dev/null 2>&1 &
+	sleep 0.5
+	out=$(in_a "$BIN/rds-stress" -s "$B" -p 4200 -T 2 2>&1)
+	rc=$?
+	wait $! || rc=1
+	output_has "$out" '^tsks +tx/s +rx/s +tx\+rx K/s +mbi K/s +mbo K/s +tx us/c +rtt us +cpu %$' \
+		'^-+$' '^ +1 +[0-9]+ +[0-9]+ +[0-9.]+ +0\.00 +0\.00 +[0-9.]+ +[0-9.]+ +[-0-9.]+$' || rc=1
+	return $rc
+}
+
+check_stress_nobody() {
+	local out start=$SECONDS
+	out=$(in_a "$BIN/rds-stress" -s "$NOBODY" -T 1 2>&1)
+	[ $? = 1 ] || { echo "$out"; echo "expected exit 1"; return 1; }
+	[ "$(echo "$out" | wc -l)" = 1 ] || { echo "$out"; echo "not one line"; return 1; }
+	echo "$out"
+	[ $((SECONDS - start)) -lt 10 ]
+}
+
+check_usage() {
+	expect_exit 2 "$BIN/rds-ping" 2>/dev/null &&
+	expect_exit 2 "$BIN/rds-ping" -c x "$B" 2>/dev/null &&
+	expect_exit 2 "$BIN/rds-info" -x 2>/dev/null &&
+	expect_exit 2 "$BIN/rds-stress" -t 0 2>/dev/null &&
+	expect_exit 2 "$BIN/rds-stress" --bogus 2>/dev/null
+}
+
+# tools_tests LOAD_CMD...: the whole scenario.
+tools_tests() {
+	local t
+	for t in rds-ping rds-info rds-stress; do
+		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
+	done
+	ktap_plan 13
+	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
+	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
+	ktap_test "bad command lines exit 2" check_usage
+	ktap_test "rds-ping: 3 replies and a summary" check_ping "$B"
+	ktap_test "rds-ping -Q 3 -I $A" check_ping -Q 3 -I "$A" "$B"
+	ktap_test "rds-ping: nobody there fails fast" check_ping_nobody
+	ktap_test "rds-info -n: the connection is up" check_info_conns
+	ktap_test "rds-info -c -k -T -s -r -t" check_info_tables
+	ktap_test "rds-info -a: IPv6 tables" check_info_v6
+	ktap_test "rds-info: every table, verbose" in_a "$BIN/rds-info" -v -a
+	ktap_test "rds-stress: 2 tasks, depth 4, verified, JSON" check_stress
+	ktap_test "rds-stress: classic columns" check_stress_lines
+	ktap_test "rds-stress: unreachable peer is one error line" check_stress_nobody
+	cleanup_netns
+	ktap_finished
+}
