@@ -10,34 +10,21 @@
 rounds=10
 [ "$RDS_PROFILE" = short ] && rounds=3
 
-# hold_sockets: in the current netns, bind IPv4 and IPv6 sockets, send over
-# loopback, leave messages queued, say "ready" and wait for stdin to close.
+# hold_sockets NS: in NS, rds_hold binds IPv4 and IPv6 sockets, sends over
+# loopback, leaves messages queued, says "ready" and waits for stdin to close.
 hold_sockets() {
-	python3 -c '
-import socket, sys
-socks = []
-for addr in ("127.0.0.1", "::1"):
-    a = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-    b = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-    a.bind((addr, 7000))
-    b.bind((addr, 7001))
-    b.settimeout(10)
-    a.sendto(b"one", b.getsockname()[:2])
-    b.recvfrom(100)
-    a.sendto(b"queued", b.getsockname()[:2])
-    socks += [a, b]
-print("ready", flush=True)
-sys.stdin.read()
-'
+	ip netns exec "$1" "$BIN/rds_hold" 127.0.0.1 ::1
 }
 
 # Binding the same address and port in two namespaces works, and the info
 # table of init_net shows only its own socket (one struct rds_info_socket,
 # 28 bytes), not the four held in rdsns1.
 same_port_two_netns() {
-	local line rc=0
-	coproc holder { ip netns exec rdsns1 bash -c "$(declare -f hold_sockets); hold_sockets"; }
-	read -r -t 30 line <&"${holder[0]}" || { echo "holder not ready"; return 1; }
+	local line pid out in rc=0
+	coproc holder { hold_sockets rdsns1; }
+	pid=$holder_PID out=${holder[0]} in=${holder[1]}
+	read -r -t 30 line <&"$out" || rc=1
+	[ "$line" = ready ] || { echo "holder said '$line'"; rc=1; }
 	python3 -c '
 import socket
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
@@ -45,23 +32,24 @@ s.bind(("127.0.0.1", 7000))
 table = s.getsockopt(276, 10006, 1024)	# SOL_RDS, RDS_INFO_SOCKETS
 assert len(table) == 28, len(table)
 ' || rc=1
-	eval "exec ${holder[1]}>&-"
-	wait "$holder_PID" || rc=1
+	eval "exec $in>&-"
+	wait "$pid" || rc=1
 	return $rc
 }
 
 # One round: a namespace with sockets is deleted while they are open.
 netns_round() {
-	local line rc=0
+	local line pid out in rc=0
 	ip netns add rdsns || return 1
 	ip -n rdsns link set lo up
-	coproc holder { ip netns exec rdsns bash -c "$(declare -f hold_sockets); hold_sockets"; }
-	read -r -t 30 line <&"${holder[0]}" || rc=1
+	coproc holder { hold_sockets rdsns; }
+	pid=$holder_PID out=${holder[0]} in=${holder[1]}
+	read -r -t 30 line <&"$out" || rc=1
 	[ "$line" = ready ] || { echo "holder said '$line'"; rc=1; }
 	ip netns del rdsns || rc=1
 	# Closing stdin lets the holder exit: its sockets close, the netns dies.
-	eval "exec ${holder[1]}>&-"
-	wait "$holder_PID" || rc=1
+	eval "exec $in>&-"
+	wait "$pid" || rc=1
 	return $rc
 }
 
