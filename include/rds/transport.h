@@ -39,6 +39,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
@@ -84,9 +85,14 @@ struct rds_header {
  * path count and generation number as extension headers.
  */
 #define RDS_FLAG_PROBE_PORT	1
-#define RDS_HS_PROBE(sport, dport) \
-	(((sport) == RDS_FLAG_PROBE_PORT && (dport) == 0) || \
-	 ((sport) == 0 && (dport) == RDS_FLAG_PROBE_PORT))
+static inline bool rds_hs_probe(u16 sport, u16 dport)
+{
+	return (sport == RDS_FLAG_PROBE_PORT && dport == 0) ||
+	       (sport == 0 && dport == RDS_FLAG_PROBE_PORT);
+}
+
+/* Host order ports.  Kept as a macro name for existing users. */
+#define RDS_HS_PROBE(sport, dport)	rds_hs_probe(sport, dport)
 
 /* Extension headers: a type byte, then a payload whose size the type fixes. */
 #define RDS_EXTHDR_NONE		0
@@ -100,7 +106,7 @@ struct rds_header {
 #define RDS_MPATH_WORKERS	8	/* most paths a connection may have */
 
 #define RDS_CONG_MAP_BYTES	(65536 / 8)	/* one bit per port */
-#define RDS_MAX_MSG_SIZE	(1U << 20)
+#define RDS_MAX_MSG_SIZE	SZ_1M
 
 /* ---- Messages ---------------------------------------------------------- */
 
@@ -173,7 +179,7 @@ struct rds_message {
 	unsigned long		m_flags;
 	u64			m_ack_seq;	/* transport private (TCP: stream seq) */
 	struct in6_addr		m_daddr;
-	spinlock_t		m_rs_lock;
+	spinlock_t		m_rs_lock;	/* m_rs; outside rs_lock */
 	struct rds_sock		*m_rs;
 	struct rds_conn_path	*m_cp;		/* path it was queued on */
 	unsigned int		m_len;		/* payload bytes */
@@ -238,7 +244,7 @@ struct rds_conn_path {
 	atomic_t		cp_state;
 	unsigned long		cp_flags;
 
-	spinlock_t		cp_lock;
+	spinlock_t		cp_lock;	/* the queues and seqs, see above */
 	u64			cp_next_tx_seq;
 	u64			cp_next_rx_seq;
 	struct list_head	cp_send_queue;	/* not yet handed to t->xmit() */
@@ -247,7 +253,7 @@ struct rds_conn_path {
 	struct rds_message	*cp_xmit_rm;	/* partly sent, RDS_IN_XMIT */
 	unsigned int		cp_xmit_pos;	/* bytes of its wire image sent */
 
-	struct mutex		cp_cm_lock;
+	struct mutex		cp_cm_lock;	/* connect vs shutdown, see above */
 	struct delayed_work	cp_conn_w;
 	struct delayed_work	cp_send_w;
 	struct delayed_work	cp_recv_w;
@@ -391,6 +397,7 @@ struct rds_info_lengths {
 	unsigned int	nr;
 	unsigned int	each;
 };
+
 typedef void (*rds_info_func)(struct socket *sock, unsigned int len,
 			      struct rds_info_iterator *iter,
 			      struct rds_info_lengths *lens);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Congestion maps.  A receiver that holds more than its rcvbuf sets its
+/* Congestion maps.  A receiver that holds more than its rcvbuf sets its
  * port's bit in the map of its address; the map travels to every peer with
  * a connection from that address, and senders there refuse (or wait) to
  * send to a congested port instead of filling the receiver further.
@@ -15,8 +14,7 @@
 #include "socket.h"
 #include "stats.h"
 
-/*
- * Sockets with RDS_CONG_MONITOR on, across all netns (a notification only
+/* Sockets with RDS_CONG_MONITOR on, across all netns (a notification only
  * concerns the socket's own mask).  rds_cong_monitor_lock is taken with
  * interrupts off because updates arrive from softirq receive paths and
  * from under the receive queue locks; rs_lock nests inside it.
@@ -59,8 +57,7 @@ static struct rds_cong_map *rds_cong_lookup(struct rds_net *rn,
 	return NULL;
 }
 
-/*
- * A map is allocated outside cong_lock (it is 8 KiB) and thrown away if
+/* A map is allocated outside cong_lock (it is 8 KiB) and thrown away if
  * another caller linked one for the same address meanwhile.
  */
 struct rds_cong_map *rds_cong_map_get(struct net *net,
@@ -94,8 +91,7 @@ struct rds_cong_map *rds_cong_map_get(struct net *net,
 	return map;
 }
 
-/*
- * The count only drops to zero under cong_lock, so a lookup holding that
+/* The count only drops to zero under cong_lock, so a lookup holding that
  * lock never finds a dying map.
  */
 void rds_cong_map_put(struct rds_cong_map *map)
@@ -146,14 +142,13 @@ static void rds_cong_queue_one(struct rds_connection *conn, void *arg)
 	}
 }
 
-/*
- * Peers get the whole map on each connection from the map's address.
+/* Peers get the whole map on each connection from the map's address.
  * Senders of this netns use this very map object as their c_fcong (the
  * loopback case), so they are told directly, about the ports that changed.
  */
 void rds_cong_queue_updates(struct rds_cong_map *map)
 {
-	rds_conn_for_each_rcu(map->m_net, rds_cong_queue_one, map);
+	rds_conn_visit_rcu(map->m_net, rds_cong_queue_one, map);
 	rds_cong_map_updated(map, atomic64_xchg(&map->m_changed, 0));
 }
 
@@ -204,8 +199,7 @@ int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
 	if (!rds_cong_test_bit(map, port))
 		return 0;
 	if (nonblock) {
-		/*
-		 * The port may have opened between the test and noting it,
+		/* The port may have opened between the test and noting it,
 		 * and that update would have found nothing to notify.
 		 */
 		if (rs && rds_cong_note_port(rs, port) &&
@@ -238,8 +232,7 @@ struct rds_message *rds_cong_update_alloc(struct rds_connection *conn)
 	return rm;
 }
 
-/*
- * Copies the peer's map into c_fcong and tells waiters about the ports
+/* Copies the peer's map into c_fcong and tells waiters about the ports
  * whose bits changed.  The map is stored little endian bit order as on the
  * wire, so word i bit b is port 64 * i + b on every host.
  */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Congestion maps: one bit per port for each address, set while the socket
+/* Congestion maps: one bit per port for each address, set while the socket
  * bound there holds more than its rcvbuf.  Our maps are sent to peers when
  * they change; peers' maps tell senders which ports to stop sending to.
  */
@@ -13,8 +12,7 @@
 
 struct rds_sock;
 
-/*
- * One map per (netns, address), shared by every connection with that
+/* One map per (netns, address), shared by every connection with that
  * address as laddr (our map) or faddr (the peer's map): loopback
  * connections therefore share the receiver's map with no updates sent.
  *
@@ -47,8 +45,7 @@ void rds_cong_queue_updates(struct rds_cong_map *map);
 /* A peer's map (or a loopback map) changed in the ports of @portmask. */
 void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask);
 
-/*
- * 0 if @port of @map is open; -ENOBUFS if congested and @nonblock (noting
+/* 0 if @port of @map is open; -ENOBUFS if congested and @nonblock (noting
  * the port for RDS_CONG_MONITOR); else sleeps until it opens.
  */
 int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Connections: the per-netns table of (laddr, faddr, tos, transport)
+/* Connections: the per-netns table of (laddr, faddr, tos, transport)
  * tuples, their lifetime, and the RDS_INFO tables that list them.
  */
 #include <linux/jhash.h>
@@ -262,8 +261,7 @@ struct rds_connection *rds_conn_create_outgoing(struct net *net,
 				 false);
 }
 
-/*
- * Takes the connection out of the table and stops it: afterwards no work
+/* Takes the connection out of the table and stops it: afterwards no work
  * of it runs, the transport has let go, and every queued message has been
  * completed to its socket.  Sleeps.  The memory lives on until the last
  * reference (sockets cache one) is put.
@@ -343,14 +341,14 @@ void rds_conn_destroy_all(struct net *net, struct rds_transport *trans)
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_all);
 
-/*
- * Takes a reference on every connection of @net (matching @trans) so that
+/* Takes a reference on every connection of @net (matching @trans) so that
  * @fn may sleep.  The array is sized from conn_count, rechecked under the
  * lock.
  */
-static void rds_conn_for_each_net(struct net *net, struct rds_transport *trans,
-				  void (*fn)(struct rds_connection *, void *),
-				  void *arg)
+typedef void (*rds_conn_fn)(struct rds_connection *conn, void *arg);
+
+static void rds_conn_visit_net(struct net *net, struct rds_transport *trans,
+			       rds_conn_fn fn, void *arg)
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection **conns, *conn;
@@ -388,19 +386,17 @@ void rds_conn_for_each(struct net *net, struct rds_transport *trans,
 		       void *arg)
 {
 	if (net) {
-		rds_conn_for_each_net(net, trans, fn, arg);
+		rds_conn_visit_net(net, trans, fn, arg);
 		return;
 	}
 	down_read(&net_rwsem);
 	for_each_net(net)
-		rds_conn_for_each_net(net, trans, fn, arg);
+		rds_conn_visit_net(net, trans, fn, arg);
 	up_read(&net_rwsem);
 }
 EXPORT_SYMBOL_GPL(rds_conn_for_each);
 
-void rds_conn_for_each_rcu(struct net *net,
-			   void (*fn)(struct rds_connection *conn, void *arg),
-			   void *arg)
+void rds_conn_visit_rcu(struct net *net, rds_conn_fn fn, void *arg)
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn;
@@ -430,11 +426,10 @@ EXPORT_SYMBOL_GPL(rds_conn_reset);
 /* Resets every connection of @net, e.g. when a sysctl they use changed. */
 void rds_conn_reset_all(struct net *net)
 {
-	rds_conn_for_each_rcu(net, rds_conn_reset_one, NULL);
+	rds_conn_visit_rcu(net, rds_conn_reset_one, NULL);
 }
 
-/*
- * No new connection may appear in a dying netns (rds_conn_create checks
+/* No new connection may appear in a dying netns (rds_conn_create checks
  * exiting under conn_lock), then all are destroyed.  The final puts free
  * the memory and the congestion maps from RCU callbacks, which use this
  * netns' rds_net: they must have run before it is freed.
@@ -546,7 +541,7 @@ static void rds_conn_info_walk(struct socket *sock, unsigned int len,
 	w->iter = iter;
 	w->avail = len;
 	w->nr = 0;
-	rds_conn_for_each_rcu(sock_net(sock->sk), rds_conn_info_one, w);
+	rds_conn_visit_rcu(sock_net(sock->sk), rds_conn_info_one, w);
 	lens->nr = w->nr;
 	lens->each = w->each;
 }

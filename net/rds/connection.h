@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Connections and paths, the parts only the generic layer uses.  The rest
+/* Connections and paths, the parts only the generic layer uses.  The rest
  * of the connection API is in <rds/transport.h>.
  */
 #ifndef _RDS_CONNECTION_H
@@ -8,8 +7,7 @@
 
 #include <rds/transport.h>
 
-/*
- * Lock ordering in the generic layer (outermost first):
+/* Lock ordering in the generic layer (outermost first):
  *
  *   cp_cm_lock (mutex) -> RDS_IN_XMIT (bit lock, see rds_path_lock_xmit)
  *   rds_cong_monitor_lock -> rs_lock
@@ -24,8 +22,7 @@
 
 struct rds_sock;
 
-/*
- * Find or create the connection a socket sends on.  Loopback (faddr local
+/* Find or create the connection a socket sends on.  Loopback (faddr local
  * to @net) picks the loopback transport when @trans prefers it.  The caller
  * gets a reference.
  */
@@ -55,13 +52,12 @@ void rds_start_mprds(struct rds_connection *conn);
 
 const char *rds_path_state_name(int state);
 
-/*
- * Calls @fn for every connection of @net under rcu_read_lock(): @fn must
+/* Calls @fn for every connection of @net under rcu_read_lock(): @fn must
  * not sleep, and may see a connection that is being destroyed.
  */
-void rds_conn_for_each_rcu(struct net *net,
-			   void (*fn)(struct rds_connection *conn, void *arg),
-			   void *arg);
+void rds_conn_visit_rcu(struct net *net,
+			void (*fn)(struct rds_connection *conn, void *arg),
+			void *arg);
 /* rds_conn_reset() for every connection of @net. */
 void rds_conn_reset_all(struct net *net);
 

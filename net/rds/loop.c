@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The loopback transport.  A message to an address of our own netns is
+/* The loopback transport.  A message to an address of our own netns is
  * delivered by handing its embedded struct rds_incoming, which shares the
  * message's pages, to the receive side; nothing is copied until recvmsg.
  * Delivery makes it acknowledged at once.
@@ -40,8 +39,7 @@ bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 	return local;
 }
 
-/*
- * The receiver's side of a connection is the one from its address back to
+/* The receiver's side of a connection is the one from its address back to
  * ours: delivering on it makes the receiver's answers (pongs) go out on a
  * connection whose faddr is the sender.
  */
@@ -107,8 +105,7 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 	return rds_addr_is_local(net, addr, scope_id) ? 0 : -EADDRNOTAVAIL;
 }
 
-/*
- * Not registered: rds_trans_get_preferred() picks it for loopback
+/* Not registered: rds_trans_get_preferred() picks it for loopback
  * addresses, and rds_conn_create_outgoing() for local peers of transports
  * that prefer it.  It is part of rds.ko, so it pins no module.
  */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The loopback transport: messages to an address of our own netns never
+/* The loopback transport: messages to an address of our own netns never
  * leave the host; xmit hands the message itself to rds_recv_incoming() on
  * the reverse connection.
  */
@@ -9,8 +8,7 @@
 
 #include <rds/transport.h>
 
-/*
- * The loopback transport's t_type, as SO_RDS_TRANSPORT reports it (the
+/* The loopback transport's t_type, as SO_RDS_TRANSPORT reports it (the
  * same value as in-tree); it cannot be chosen with SO_RDS_TRANSPORT.
  */
 #define RDS_TRANS_LOOP	RDS_TRANS_COUNT

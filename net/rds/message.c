@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Outgoing messages: their payload pages, their header and the extension
+/* Outgoing messages: their payload pages, their header and the extension
  * headers that ride in it.
  */
 #include <linux/highmem.h>
@@ -147,8 +146,7 @@ void rds_message_populate_header(struct rds_header *hdr, __be16 sport,
 	hdr->h_csum = rds_header_csum(hdr);
 }
 
-/*
- * The header checksum is the IP header checksum algorithm over the 48 bytes
+/* The header checksum is the IP header checksum algorithm over the 48 bytes
  * of the header with h_csum taken as zero.
  */
 __sum16 rds_header_csum(const struct rds_header *hdr)
@@ -173,8 +171,7 @@ static unsigned int rds_exthdr_len(unsigned int type)
 	return type < __RDS_EXTHDR_MAX ? rds_exthdr_size[type] : 0;
 }
 
-/*
- * Appends an extension after those already in @hdr.  In-tree 6.1 senders
+/* Appends an extension after those already in @hdr.  In-tree 6.1 senders
  * put at most one there, but every receiver walks the list until
  * RDS_EXTHDR_NONE or the end of the space, so several are understood.
  * Returns 0, -EINVAL for a bad type or size, -ENOSPC when it does not fit.
@@ -204,8 +201,7 @@ int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
 }
 EXPORT_SYMBOL_GPL(rds_message_add_extension);
 
-/*
- * Returns the type of the extension at *@pos and copies its payload to @buf
+/* Returns the type of the extension at *@pos and copies its payload to @buf
  * when *@buflen is large enough, setting *@buflen to its size.  An unknown
  * type or a truncated extension ends the walk: the sender's later bytes
  * cannot be interpreted without knowing the size.

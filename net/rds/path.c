@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * Paths: the state machine of one ordered lane of a connection, the work
+/* Paths: the state machine of one ordered lane of a connection, the work
  * items that drive the transport, reconnect backoff and the multipath
  * handshake.  See <rds/transport.h> for the states.
  */
@@ -37,8 +36,7 @@ bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new)
 }
 EXPORT_SYMBOL_GPL(rds_conn_path_transition);
 
-/*
- * Every work item of a path is queued through here.  rds_conn_destroy()
+/* Every work item of a path is queued through here.  rds_conn_destroy()
  * sets RDS_DESTROY_PENDING and then waits an RCU grace period, so after
  * that nothing can queue and cancelling once is enough.
  */
@@ -90,8 +88,7 @@ static bool rds_conn_is_initiator(struct rds_connection *conn)
 		      sizeof(conn->c_laddr)) < 0;
 }
 
-/*
- * The first attempt goes at once; each failure doubles the wait, between
+/* The first attempt goes at once; each failure doubles the wait, between
  * the sysctl bounds.  A successful connect resets it.
  */
 void rds_queue_reconnect(struct rds_conn_path *cp)
@@ -213,8 +210,7 @@ static void rds_recv_worker(struct work_struct *work)
 	}
 }
 
-/*
- * RDS_IN_XMIT is held like a lock while the transport shuts down and the
+/* RDS_IN_XMIT is held like a lock while the transport shuts down and the
  * retransmit queue moves back, so no sender runs the transport meanwhile.
  */
 static void rds_path_lock_xmit(struct rds_conn_path *cp)
@@ -225,6 +221,9 @@ static void rds_path_lock_xmit(struct rds_conn_path *cp)
 void rds_path_unlock_xmit(struct rds_conn_path *cp)
 {
 	clear_bit_unlock(RDS_IN_XMIT, &cp->cp_flags);
+	/* Orders the clear before our caller's look at the send queue, and
+	 * before wake_up_bit()'s look for waiters: see rds_send_xmit().
+	 */
 	smp_mb__after_atomic();
 	wake_up_bit(&cp->cp_flags, RDS_IN_XMIT);
 }
@@ -287,8 +286,7 @@ void rds_conn_path_init_work(struct rds_conn_path *cp)
 	INIT_WORK(&cp->cp_down_w, rds_shutdown_worker);
 }
 
-/*
- * RDS_DESTROY_PENDING is set and nothing can queue work any more: cancel
+/* RDS_DESTROY_PENDING is set and nothing can queue work any more: cancel
  * what is queued, wait for what runs, then stop the transport whatever the
  * state was and complete every message still queued.
  */
@@ -322,8 +320,7 @@ void rds_start_mprds(struct rds_connection *conn)
 		rds_conn_path_connect_if_down(&conn->c_path[i]);
 }
 
-/*
- * A probe or its pong carries the peer's path count and generation.  A
+/* A probe or its pong carries the peer's path count and generation.  A
  * new generation means the peer restarted and lost the state of our paths
  * other than the one this arrived on: start those over.
  */
@@ -364,8 +361,7 @@ void rds_conn_handshake_recv(struct rds_conn_path *cp,
 	rds_start_mprds(conn);
 }
 
-/*
- * A socket's messages all take one path, chosen by its bound port, so they
+/* A socket's messages all take one path, chosen by its bound port, so they
  * stay in order.  Until the handshake tells how many paths the peer has,
  * a blocking sender waits for it (at most its sndtimeo, and at most
  * RDS_HS_WAIT_JIFFIES); a nonblocking one, or one whose wait ends without

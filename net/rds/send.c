@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The send side.  sendmsg builds a message and queues it twice: on the
+/* The send side.  sendmsg builds a message and queues it twice: on the
  * socket (rs_send_queue, where it counts against sndbuf) and on a path
  * (cp_send_queue, in sequence order).  The transmit loop hands it to the
  * transport and moves it to cp_retrans, where it stays until the peer
@@ -41,8 +40,7 @@ struct rds_send_dest {
 
 /* ---- Completion ------------------------------------------------------- */
 
-/*
- * Gives the socket its buffer space back and lets go of it.  m_rs_lock
+/* Gives the socket its buffer space back and lets go of it.  m_rs_lock
  * makes the ack path and rds_send_drop_to() agree on who drops the sock
  * reference m_rs holds.
  */
@@ -85,8 +83,7 @@ static void rds_send_complete(struct list_head *list)
 	}
 }
 
-/*
- * cp_retrans is in sequence order, and so is what transports acknowledge:
+/* cp_retrans is in sequence order, and so is what transports acknowledge:
  * the first message not acked ends the walk.
  */
 void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
@@ -114,8 +111,7 @@ void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
 }
 EXPORT_SYMBOL_GPL(rds_send_path_drop_acked);
 
-/*
- * Called with RDS_IN_XMIT held and the transport shut down: what was sent
+/* Called with RDS_IN_XMIT held and the transport shut down: what was sent
  * and not acknowledged goes out again first, in its old order.
  */
 void rds_send_path_reset(struct rds_conn_path *cp)
@@ -152,8 +148,7 @@ void rds_send_path_purge(struct rds_conn_path *cp)
 	rds_send_complete(&list);
 }
 
-/*
- * RDS_CANCEL_SENT_TO and release.  The messages leave the socket first,
+/* RDS_CANCEL_SENT_TO and release.  The messages leave the socket first,
  * under rs_lock; RCU is entered before that lock is dropped so that their
  * paths, which a concurrent connection destroy may be freeing, stay
  * readable while they are taken off them.
@@ -236,8 +231,7 @@ static void rds_send_prepare_header(struct rds_conn_path *cp,
 	hdr->h_csum = rds_header_csum(hdr);
 }
 
-/*
- * The next message to hand to the transport, with a reference for
+/* The next message to hand to the transport, with a reference for
  * cp_xmit_rm: a pending congestion map update first (it has no sequence
  * number and is not retransmitted: a newer map replaces it), else the head
  * of the send queue, which moves to cp_retrans now so that an ack racing
@@ -298,8 +292,7 @@ static bool rds_send_pending(struct rds_conn_path *cp)
 	       (cp->cp_index == 0 && test_bit(0, &cp->cp_conn->c_map_queued));
 }
 
-/*
- * A caller that finds RDS_IN_XMIT taken leaves its message to the holder,
+/* A caller that finds RDS_IN_XMIT taken leaves its message to the holder,
  * so the holder looks at the queue again after letting go of the bit (the
  * barrier in rds_path_unlock_xmit() pairs with the one in the other
  * caller's test_and_set_bit_lock()).
@@ -547,8 +540,7 @@ static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 	return conn;
 }
 
-/*
- * Puts @rm on the socket and the path in one step under rs_lock (cp_lock
+/* Puts @rm on the socket and the path in one step under rs_lock (cp_lock
  * nested), so that rds_send_drop_to() never sees it on one only.  Returns
  * 1 when queued, 0 when the socket has no room, or an error.
  */
@@ -609,8 +601,9 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path *cp,
 		return -EAGAIN;
 
 	left = wait_event_interruptible_timeout(*sk_sleep(sk),
-			(ret = rds_send_queue_rm(rs, cp, rm, sport, dport)) != 0,
-			timeo);
+						(ret = rds_send_queue_rm(rs, cp, rm,
+									 sport, dport)) != 0,
+						timeo);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	return left ? sock_intr_errno(timeo) : -EAGAIN;
@@ -795,7 +788,7 @@ static void rds_send_info_walk(struct socket *sock, unsigned int len,
 		.iter = iter, .avail = len, .v6 = v6, .retrans = retrans,
 	};
 
-	rds_conn_for_each_rcu(sock_net(sock->sk), rds_send_info_conn, &w);
+	rds_conn_visit_rcu(sock_net(sock->sk), rds_send_info_conn, &w);
 	lens->nr = w.nr;
 	lens->each = v6 ? sizeof(struct rds6_info_message) :
 			  sizeof(struct rds_info_message);

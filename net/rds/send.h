@@ -10,8 +10,7 @@ struct rds_sock;
 
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len);
 
-/*
- * Hand queued messages to the transport until the queue is empty, the
+/* Hand queued messages to the transport until the queue is empty, the
  * transport is full or the path is not UP.  Returns 0, or -EAGAIN when the
  * caller should try again later (the send work requeues itself).
  */

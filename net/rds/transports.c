@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The registry of transport modules.  Loopback is not in it: it is part of
+/* The registry of transport modules.  Loopback is not in it: it is part of
  * rds.ko, has no user visible id and is chosen by address, not by name.
  */
 #include <linux/in.h>
@@ -11,8 +10,7 @@
 #include "loop.h"
 #include "transports.h"
 
-/*
- * rds_trans_sem protects rds_transports[].  Readers call a transport's
+/* rds_trans_sem protects rds_transports[].  Readers call a transport's
  * laddr_check() and stats_info_copy() under it, so those must not take a
  * lock that is held around rds_trans_register()/unregister().
  */
@@ -37,8 +35,7 @@ int rds_trans_register(struct rds_transport *trans)
 }
 EXPORT_SYMBOL_GPL(rds_trans_register);
 
-/*
- * Called from the transport's module exit after it destroyed its
+/* Called from the transport's module exit after it destroyed its
  * connections.  Once it is out of the table no socket can pick it; the
  * second rds_conn_destroy_all() catches connections an accept or a send
  * created while the transport was tearing the first ones down.

@@ -5,8 +5,7 @@
 
 #include <rds/transport.h>
 
-/*
- * The transport a socket bound to @addr uses: loopback for 127/8 and ::1,
+/* The transport a socket bound to @addr uses: loopback for 127/8 and ::1,
  * else the first registered transport whose laddr_check() accepts @addr.
  * Returns it with a reference on its module, or NULL.
  */
@@ -17,8 +16,7 @@ struct rds_transport *rds_trans_get_preferred(struct net *net,
 struct rds_transport *rds_trans_get(int t_type);
 void rds_trans_put(struct rds_transport *trans);
 
-/*
- * RDS_INFO_COUNTERS: append every transport's counters, as long as
+/* RDS_INFO_COUNTERS: append every transport's counters, as long as
  * @avail (counters that still fit) allows.  Returns how many counters all
  * transports have, copied or not.
  */

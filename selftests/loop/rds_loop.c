@@ -36,6 +36,7 @@
 #endif
 
 #define MiB		(1024 * 1024)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define TIMEOUT_MS	10000
 
 static bool short_profile;
@@ -140,7 +141,7 @@ static int test_sizes(const char *addr)
 		0, 1, 47, 48, 1000, 4095, 4096, 4097, 8192, 65535, 65536,
 		100000, 262144, 524289, MiB - 1, MiB,
 	};
-	unsigned int nsizes = sizeof(sizes) / sizeof(sizes[0]);
+	unsigned int nsizes = ARRAY_SIZE(sizes);
 	unsigned char *tx = malloc(MiB), *rx = malloc(MiB + 1);
 	int rxfd = rds_bound(addr, 5001), txfd = rds_bound(addr, 5002);
 	unsigned int i;
@@ -536,8 +537,6 @@ static int test_info(void)
 	struct rds6_info_connection *c6;
 	int n, each, i, found;
 	void *buf;
-	char tmp[64];
-	union addr from;
 
 	ktap_plan(8);
 	for (i = 0; i < 5; i++) {
@@ -546,8 +545,6 @@ static int test_info(void)
 	}
 	drain(a, 300);
 	drain(b, 300);
-	(void)from;
-	(void)tmp;
 
 	n = info_get(a, RDS_INFO_CONNECTIONS, &buf, &each);
 	found = 0;
