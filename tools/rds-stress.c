@@ -157,7 +157,7 @@ static void parse_args(int argc, char **argv, struct stress_run *r)
 		bad_usage("invalid peer address '%s'", send);
 	if (!send) {
 		if (!recv)
-			parse_addr("0.0.0.0", 0, &r->ctl_addr);
+			parse_addr("::", 0, &r->ctl_addr);	/* and IPv4, mapped */
 		else
 			r->ctl_addr = r->local;
 		addr_set_port(&r->ctl_addr, port);

@@ -139,6 +139,10 @@ static int ctl_accept(const struct sockaddr_storage *on)
 	if (lfd < 0)
 		die_errno("socket");
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (on->ss_family == AF_INET6) {
+		one = 0;
+		setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	}
 	if (bind(lfd, (const struct sockaddr *)on, addr_len(on)) < 0)
 		die_errno("cannot listen on %s port %u", addr_str(on), addr_port(on));
 	if (listen(lfd, 1) < 0)
@@ -152,6 +156,21 @@ static int ctl_accept(const struct sockaddr_storage *on)
 	return fd;
 }
 
+/* An IPv4 peer of a dual-stack listener shows up as ::ffff:a.b.c.d. */
+static void unmap_v4(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct in_addr a;
+
+	if (ss->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+		return;
+	memcpy(&a, &sin6->sin6_addr.s6_addr[12], sizeof(a));
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr = a;
+}
+
 /* Without -r, our RDS address is the one the control connection uses. */
 static void local_from_ctl(struct stress_run *r)
 {
@@ -161,6 +180,7 @@ static void local_from_ctl(struct stress_run *r)
 		return;
 	if (getsockname(r->ctl_fd, (struct sockaddr *)&r->local, &len) < 0)
 		die_errno("getsockname");
+	unmap_v4(&r->local);
 }
 
 void ctl_setup(struct stress_run *r)
@@ -182,6 +202,9 @@ void ctl_setup(struct stress_run *r)
 		if (!read_full(r->ctl_fd, &h, sizeof(h), HELLO_TIMEOUT_MS))
 			die("control connection: no options from the active side");
 		hello_unpack(&h, &r->o, &r->peer);
+		if (r->peer.ss_family != r->local.ss_family)
+			die("the active side's address %s is not of our family",
+			    addr_str(&r->peer));
 		hello_pack(&h, &r->o, &r->local);
 		write_full(r->ctl_fd, &h, sizeof(h));
 	}

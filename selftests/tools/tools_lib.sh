@@ -103,6 +103,21 @@ check_stress() {
 	return $rc
 }
 
+# Over IPv6, with the passive side listening dual-stack (no -r).
+check_stress_v6() {
+	local log out rc
+	log=$(mktemp)
+	in_b "$BIN/rds-stress" -p 4300 --json >"$log" 2>&1 &
+	sleep 0.5
+	out=$(in_a "$BIN/rds-stress" -s "$B6" -p 4300 -T 2 --json 2>&1)
+	rc=$?
+	wait $! || rc=1
+	output_has "$out" '"role": "active"' '"rx_msgs": [1-9]' || rc=1
+	output_has "$(cat "$log")" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
+	rm -f "$log"
+	return $rc
+}
+
 # The classic per-second and summary columns.
 check_stress_lines() {
 	local out rc
@@ -139,7 +154,7 @@ tools_tests() {
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 13
+	ktap_plan 14
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
 	ktap_test "bad command lines exit 2" check_usage
@@ -151,6 +166,7 @@ tools_tests() {
 	ktap_test "rds-info -a: IPv6 tables" check_info_v6
 	ktap_test "rds-info: every table, verbose" in_a "$BIN/rds-info" -v -a
 	ktap_test "rds-stress: 2 tasks, depth 4, verified, JSON" check_stress
+	ktap_test "rds-stress: IPv6" check_stress_v6
 	ktap_test "rds-stress: classic columns" check_stress_lines
 	ktap_test "rds-stress: unreachable peer is one error line" check_stress_nobody
 	cleanup_netns
