@@ -24,6 +24,11 @@
 #include "sysctl.h"
 #include "transports.h"
 
+/* Pollers refused with ENOBUFS also wait here for any congestion map to
+ * change: they do not know which map will open their port.
+ */
+DECLARE_WAIT_QUEUE_HEAD(rds_poll_waitq);
+
 /* Writers blocked on sndbuf, readers and pollers all sleep on sk_wq. */
 void rds_wake_sk_sleep(struct rds_sock *rs)
 {
@@ -209,6 +214,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	unsigned long flags;
 
 	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(rs->rs_seen_congestion))
+		poll_wait(file, &rds_poll_waitq, wait);
 
 	spin_lock_irqsave(&rs->rs_lock, flags);
 	if (rs->rs_cong_monitor) {

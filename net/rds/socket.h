@@ -121,6 +121,10 @@ void rds_bind_net_exit(struct net *net);
 
 /* af_rds.c: wake writers and pollers of @rs. */
 void rds_wake_sk_sleep(struct rds_sock *rs);
+/* Every change of a congestion map must wake_up_all() this: poll() of a
+ * socket that was refused with ENOBUFS (rs_seen_congestion) sleeps on it.
+ */
+extern wait_queue_head_t rds_poll_waitq;
 
 /* sockopt.c */
 int rds_setsockopt(struct socket *sock, int level, int optname,

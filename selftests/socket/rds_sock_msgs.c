@@ -107,7 +107,7 @@ static void test_exchange(const char *addr, int pa, int pb)
 {
 	char out[100], in[200];
 	int a = rds_bound(addr, pa), b = rds_bound(addr, pb), mflags;
-	bool v6 = strchr(addr, ':') != NULL;
+	bool v6 = !!strchr(addr, ':');
 	socklen_t fromlen;
 	union addr from;
 	ssize_t n;
@@ -393,9 +393,65 @@ static void test_congestion(void)
 	close(b);
 }
 
+struct reader {
+	int fd, got;
+};
+
+static void *read_all(void *arg)
+{
+	struct timeval tv = { .tv_usec = 500000 };
+	struct reader *r = arg;
+	char in[64];
+
+	setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (recv(r->fd, in, sizeof(in), 0) >= 0)
+		r->got++;
+	return NULL;
+}
+
+/* Two readers on one socket: every message is read exactly once. */
+static void test_two_readers(void)
+{
+	int a = rds_bound("127.0.0.1", 5601), b = rds_bound("127.0.0.1", 5602);
+	struct reader r1 = { b, 0 }, r2 = { b, 0 };
+	int i, sent = 0, big = 1 << 20;
+	pthread_t t1, t2;
+
+	setsockopt(b, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	pthread_create(&t1, NULL, read_all, &r1);
+	pthread_create(&t2, NULL, read_all, &r2);
+	for (i = 0; i < 500; i++)
+		if (send_to(a, "127.0.0.1", 5602, &i, sizeof(i), 0) == sizeof(i))
+			sent++;
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	ktap_result(sent == 500 && r1.got + r2.got == sent,
+		    "two readers got %d + %d of %d messages", r1.got, r2.got, sent);
+	close(a);
+	close(b);
+}
+
+/* Receivers close while messages are on their way to them. */
+static void test_close_under_traffic(void)
+{
+	int a = rds_bound("127.0.0.1", 5701), i, j, b, errors = 0;
+	char out[256] = { 0 };
+
+	for (i = 0; i < 20; i++) {
+		b = rds_bound("127.0.0.1", 5702);
+		for (j = 0; j < 20; j++)
+			if (send_to(a, "127.0.0.1", 5702, out, sizeof(out),
+				    MSG_DONTWAIT) < 0 && errno != ENOBUFS && errno != EAGAIN)
+				errors++;
+		close(b);
+	}
+	ktap_result(errors == 0, "close receivers under traffic (%d errors)", errors);
+	close(a);
+}
+
 static int loopback_tests(void)
 {
-	ktap_plan(50);
+	ktap_plan(52);
 	test_exchange("127.0.0.1", 5001, 5002);
 	test_exchange("::1", 5001, 5002);
 	test_blocking_recv();
@@ -403,6 +459,8 @@ static int loopback_tests(void)
 	test_info();
 	test_ping();
 	test_congestion();
+	test_two_readers();
+	test_close_under_traffic();
 	return ktap_finish();
 }
 
