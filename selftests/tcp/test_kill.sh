@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS/TCP connections killed mid-stream, while messages flow both ways:
+# by ss -K on either side (the other sees a reset), by the link going down
+# for a while, and by a buffer sysctl write. Nothing is lost, nothing
+# duplicated.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/tcp_lib.sh"
+
+n=$(tcp_count 10000)
+
+# kill_while_sending NAME CMD...: traffic in the background, CMD three times
+# while it runs, then the traffic must finish clean.
+kill_while_sending() {
+	local pid i rc
+	shift
+	traffic -a $A4 -b $B4 -n "$n" -t 900 &
+	pid=$!
+	for i in 1 2 3; do
+		sleep 3
+		kill -0 $pid 2>/dev/null || break
+		"$@"
+	done
+	wait $pid
+}
+
+ss_kill() {
+	ip netns exec "$1" ss -K '( sport = :16385 or dport = :16385 )' >/dev/null
+}
+
+link_flap() {
+	ip -n $A link set veth0 down
+	sleep 2
+	ip -n $A link set veth0 up
+}
+
+sysctl_reset() {
+	ip netns exec $A sysctl -qw net.rds.tcp.rds_tcp_sndbuf=0
+}
+
+ktap_plan 5
+ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
+if ip netns exec $A ss -K 'dport = :1' 2>&1 | grep -qi 'not supported\|operation not'; then
+	ktap_skip "ss -K in a (no CONFIG_INET_DIAG_DESTROY)"
+	ktap_skip "ss -K in b (no CONFIG_INET_DIAG_DESTROY)"
+else
+	ktap_test "ss -K of a's TCP sockets mid-stream" kill_while_sending x ss_kill $A
+	ktap_test "ss -K of b's TCP sockets mid-stream" kill_while_sending x ss_kill $B
+fi
+ktap_test "link down for 2 s mid-stream" kill_while_sending x link_flap
+ktap_test "sysctl write resets mid-stream" kill_while_sending x sysctl_reset
+ip netns exec $A "$BIN/rds-info" -c | grep -E 'conn_reset|tcp_' | sed 's/^/# /'
+cleanup_netns
+ktap_finished
