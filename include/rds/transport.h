@@ -101,6 +101,7 @@ static inline bool rds_hs_probe(u16 sport, u16 dport)
 #define RDS_EXTHDR_RDMA_DEST	3	/* __be32 rkey, __be32 offset */
 #define RDS_EXTHDR_NPATHS	5	/* __be16 paths the sender supports */
 #define RDS_EXTHDR_GEN_NUM	6	/* __be32 sender's generation number */
+#define RDS_EXTHDR_SPORT_IDX	8	/* u8 sender's path index (later kernels) */
 #define __RDS_EXTHDR_MAX	16
 
 #define RDS_MPATH_WORKERS	8	/* most paths a connection may have */

@@ -159,6 +159,8 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 
 	wake_up_all(&map->m_waitq);
 	atomic_inc(&rds_cong_generation);
+	/* Pollers that saw congestion and do not monitor wait for any change. */
+	wake_up_all(&rds_poll_waitq);
 	if (!portmask || list_empty_careful(&rds_cong_monitor))
 		return;
 

@@ -409,11 +409,6 @@ void rds_conn_visit_rcu(struct net *net, rds_conn_fn fn, void *arg)
 	rcu_read_unlock();
 }
 
-static void rds_conn_reset_one(struct rds_connection *conn, void *arg)
-{
-	rds_conn_reset(conn);
-}
-
 void rds_conn_reset(struct rds_connection *conn)
 {
 	unsigned int i;
@@ -422,12 +417,6 @@ void rds_conn_reset(struct rds_connection *conn)
 		rds_conn_path_error(&conn->c_path[i], "connection reset");
 }
 EXPORT_SYMBOL_GPL(rds_conn_reset);
-
-/* Resets every connection of @net, e.g. when a sysctl they use changed. */
-void rds_conn_reset_all(struct net *net)
-{
-	rds_conn_visit_rcu(net, rds_conn_reset_one, NULL);
-}
 
 /* No new connection may appear in a dying netns (rds_conn_create checks
  * exiting under conn_lock), then all are destroyed.  The final puts free

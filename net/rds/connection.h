@@ -58,8 +58,6 @@ const char *rds_path_state_name(int state);
 void rds_conn_visit_rcu(struct net *net,
 			void (*fn)(struct rds_connection *conn, void *arg),
 			void *arg);
-/* rds_conn_reset() for every connection of @net. */
-void rds_conn_reset_all(struct net *net);
 
 /* path.c, for connection.c: set up and tear down one path's work. */
 void rds_conn_path_init_work(struct rds_conn_path *cp);

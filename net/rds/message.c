@@ -15,6 +15,7 @@ static const u8 rds_exthdr_size[__RDS_EXTHDR_MAX] = {
 	[RDS_EXTHDR_RDMA_DEST]	= 2 * sizeof(__be32),
 	[RDS_EXTHDR_NPATHS]	= sizeof(__be16),
 	[RDS_EXTHDR_GEN_NUM]	= sizeof(__be32),
+	[RDS_EXTHDR_SPORT_IDX]	= sizeof(u8),
 };
 
 static void rds_message_free(struct rds_message *rm)

@@ -105,8 +105,11 @@ void rds_queue_reconnect(struct rds_conn_path *cp)
 	rds_path_queue_connect(cp, delay);
 }
 
+/* Paths other than 0 are only ever connected from the initiator's side. */
 void rds_conn_path_connect_if_down(struct rds_conn_path *cp)
 {
+	if (cp->cp_index > 0 && !rds_conn_is_initiator(cp->cp_conn))
+		return;
 	if (rds_conn_path_state(cp) == RDS_CONN_DOWN)
 		rds_path_queue_connect(cp, 0);
 }
