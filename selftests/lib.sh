@@ -11,7 +11,8 @@
 #         ktap_finished (prints the totals and exits 0, 1 on failures, 4 when all skipped)
 # Stacks: rds_load [tcp] [rdma], rds_unload (ours); intree_load, intree_unload (the
 #         distribution's). Never both in one guest.
-# Netns:  netns_pair A B ADDR_A ADDR_B, cleanup_netns
+# Netns:  netns_pair A B ADDR_A ADDR_B, cleanup_netns, in_netns NS CMD...
+# Pair:   pair_link_up (in guests started by selftests/vm/run-pair.sh)
 # RDS:    rds_exchange NS_A ADDR_A NS_B ADDR_B PORT MSG (A sends, B answers),
 #         rds_recv NS ADDR PORT [COUNT], rds_send NS ADDR DST_ADDR DST_PORT MSG...
 #
@@ -173,13 +174,24 @@ cleanup_netns() {
 #
 # The receiver answers each message with "ack:MSG" and the sender waits for the
 # answers: a sender that closed its socket at once would drop the messages still
-# queued while the connection comes up.
+# queued while the connection comes up. NS "-" is the guest's own namespace.
+
+# in_netns NS CMD...: CMD in network namespace NS ("-": the current one).
+in_netns() {
+	local ns=$1
+	shift
+	if [ "$ns" = - ]; then
+		"$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
 
 # rds_recv NS ADDR PORT [COUNT [TIMEOUT]]: bind in NS, print "bound", then COUNT
 # (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10).
 rds_recv() {
-	ip netns exec "$1" python3 - "$2" "$3" "${4:-1}" "${5:-10}" <<-'EOF'
-	import socket, sys
+	in_netns "$1" python3 - "$2" "$3" "${4:-1}" "${5:-10}" <<-'EOF'
+	import socket, sys, time
 	addr, port = sys.argv[1], int(sys.argv[2])
 	count, timeout = int(sys.argv[3]), float(sys.argv[4])
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
@@ -190,13 +202,15 @@ rds_recv() {
 	    data, src = s.recvfrom(65536)
 	    print("from %s:%d: %s" % (src[0], src[1], data.decode(errors="replace")), flush=True)
 	    s.sendto(b"ack:" + data, src)
+	# Closing the socket would drop the last answer if it is still queued.
+	time.sleep(1)
 	EOF
 }
 
 # rds_send NS ADDR DST_ADDR DST_PORT MSG...: send each MSG from ADDR (any port)
 # and wait up to 10 s for its answer.
 rds_send() {
-	ip netns exec "$1" python3 - "$2" "$3" "$4" "${@:5}" <<-'EOF'
+	in_netns "$1" python3 - "$2" "$3" "$4" "${@:5}" <<-'EOF'
 	import socket, sys
 	addr, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
@@ -224,8 +238,27 @@ rds_exchange() {
 	rds_send "$1" "$2" "$4" "$5" "$6"
 	rc=$?
 	wait $pid || rc=1
-	cat "$log"
+	grep -v "^bound$" "$log"
 	grep -q -F "from $2:" "$log" && grep -q -F ": $6" "$log" || rc=1
 	rm -f "$log"
 	return $rc
+}
+
+# --- two guests (selftests/vm/run-pair.sh) ------------------------------------
+
+# pair_link_up: give this guest's link its address (RDS_PAIR_ADDR/24, set by
+# run-pair.sh), bring it up and wait up to 60 s until the peer answers a ping.
+pair_link_up() {
+	local dev i
+
+	modprobe virtio_net 2>/dev/null # built in on some kernels
+	dev=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+	[ -n "$dev" ] || { echo "pair_link_up: no network device" >&2; return 1; }
+	ip addr add "$RDS_PAIR_ADDR/24" dev "$dev" || return 1
+	ip link set "$dev" up || return 1
+	for i in $(seq 60); do
+		ping -c 1 -W 1 "$RDS_PAIR_PEER" >/dev/null 2>&1 && return 0
+	done
+	echo "pair_link_up: no answer from $RDS_PAIR_PEER on $dev" >&2
+	return 1
 }

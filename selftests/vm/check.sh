@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the whole suite in two guest boots, then one summary line.
+# make check: the whole suite, then one summary line.
 #
-#   ours     selftests/run_tests.sh           our modules (every area but intree/)
-#   intree   selftests/run_tests.sh --intree  the distribution's modules
+#   ours     selftests/run_tests.sh           one guest: our modules (every area
+#                                             but intree/)
+#   intree   selftests/run_tests.sh --intree  one guest: the distribution's modules
+#   pairs    selftests/*/pair_*.sh            each in two guests joined by a
+#                                             link (run-pair.sh), one test each
 #
 # The two stacks never share a guest. Prints the TAP of both runs and, as the
 # very last line, "N passed, N failed" over both. A run that fails without a
@@ -30,16 +33,17 @@ fi
 
 if grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null; then
 	export RDS_PROFILE=${RDS_PROFILE:-short}
-	timeouts=(1200 480)
+	timeouts=(1800 600)
 else
-	timeouts=(600 240)
+	timeouts=(720 300)
 fi
 
 passed=0 failed=0 skipped=0
 
 # run NAME TIMEOUT RUN_TESTS_ARGS...: one guest boot, counted.
 run() {
-	local name=$1 timeout=${RDS_GUEST_TIMEOUT:-$2} out=$root/build/vm/check-$kver-$1 rc ok bad skip
+	local name=$1 timeout=${RDS_GUEST_TIMEOUT:-$2} out=$root/build/vm/check-$kver-$1
+	local rc ok bad skip start=$SECONDS
 	shift 2
 
 	echo "# === $name: $kver, selftests/run_tests.sh $* ==="
@@ -57,16 +61,34 @@ run() {
 		echo "not ok - $name: the guest run failed (exit $rc, see build/vm/check-$kver-$name/)"
 		bad=1
 	fi
-	echo "# $name: $ok passed, $bad failed, ${skip:-0} skipped"
+	echo "# $name: $ok passed, $bad failed, ${skip:-0} skipped, $((SECONDS - start)) s"
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 	skipped=$((skipped + ${skip:-0}))
 }
 
-start=$SECONDS
+# pair TEST: one two-guest test; the script runs in both, as a and as b.
+pair() {
+	local name=${1#selftests/} start=$SECONDS
+
+	echo "# === pair: $kver, $name ==="
+	if "$vm_dir/run-pair.sh" --kver "$kver" --timeout "${RDS_GUEST_TIMEOUT:-${timeouts[1]}}" \
+		--a "$1" --b "$1"; then
+		echo "ok - pair $name # $((SECONDS - start)) s"
+		passed=$((passed + 1))
+	else
+		echo "not ok - pair $name"
+		failed=$((failed + 1))
+	fi
+}
+
+begin=$SECONDS
 run ours "${timeouts[0]}"
 run intree "${timeouts[1]}" --intree
+for t in "$root"/selftests/*/pair_*.sh; do
+	[ -e "$t" ] && pair "${t#"$root"/}"
+done
 
-echo "# $kver: $((SECONDS - start)) s, $skipped skipped"
+echo "# $kver: $((SECONDS - begin)) s, $skipped skipped"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
