@@ -9,6 +9,8 @@
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
 #   make install         modules_install into /lib/modules/KVER/updates, then depmod
+#                        (modprobe then prefers ours to the in-tree rds: the selftests
+#                        never need it)
 #
 # Each kernel gets its own build tree, build/<KVER>/: the sources are copied there
 # (rsync keeps timestamps, so rebuilds stay incremental) and the .ko files end up flat
@@ -56,7 +58,7 @@ modules: kdir
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(B) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet"; fi

@@ -135,7 +135,12 @@ intree_load() {
 		echo "intree_load: our rds is loaded; not mixing the two stacks" >&2
 		return 1
 	fi
-	modprobe rds && modprobe rds_tcp
+	modprobe rds && modprobe rds_tcp || return 1
+	# `make install` puts ours where modprobe finds it first.
+	if grep -q O /sys/module/rds/taint; then
+		echo "intree_load: modprobe loaded our rds (installed in updates/?)" >&2
+		return 1
+	fi
 }
 
 intree_unload() {
