@@ -54,6 +54,30 @@ sysctl_bad_values() {
 		sysctl_refused ping_enable 2
 }
 
+# ping NOPONG: ping 127.0.0.1 port 0; expect a pong, or none with NOPONG=1.
+ping_lo() {
+	python3 - "$1" <<-'PY'
+	import socket, sys
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind(("127.0.0.1", 0))
+	s.settimeout(1)
+	s.sendto(b"", ("127.0.0.1", 0))
+	try:
+	    data, src = s.recvfrom(16)
+	    got = (data, src[1]) == (b"", 0)
+	except socket.timeout:
+	    got = False
+	sys.exit(0 if got != (sys.argv[1] == "1") else 1)
+	PY
+}
+
+ping_enable_works() {
+	ping_lo 0 || { echo "no pong with ping_enable=1"; return 1; }
+	echo 0 >"$SYS/ping_enable"
+	ping_lo 1 || { echo "a pong with ping_enable=0"; echo 1 >"$SYS/ping_enable"; return 1; }
+	echo 1 >"$SYS/ping_enable"
+}
+
 sysctl_restore() {
 	echo 100 >"$SYS/reconnect_min_delay_ms"
 	echo 10000 >"$SYS/reconnect_max_delay_ms"
@@ -63,7 +87,7 @@ sysctl_restore() {
 	sysctl_defaults
 }
 
-ktap_plan 7
+ktap_plan 8
 if ! rds_load; then
 	ktap_fail "load rds.ko"
 	ktap_finished
@@ -73,6 +97,7 @@ ktap_test "loopback traffic (rds_sock_msgs)" "$BIN/rds_sock_msgs"
 ktap_test "sysctls have their defaults" sysctl_defaults
 ktap_test "sysctls take valid values" sysctl_writes
 ktap_test "sysctls refuse bad values" sysctl_bad_values
+ktap_test "ping_enable=0 silences pongs" ping_enable_works
 ktap_test "sysctls restored" sysctl_restore
 ktap_test "rds.ko unloads" rds_unload
 ktap_finished
