@@ -98,7 +98,7 @@ build_initramfs || { echo "$0: cannot build the initramfs for $kver" >&2; exit 2
 margin=$((timeout / 4 > 90 ? timeout / 4 : 90))
 cmd_timeout=$((timeout > 2 * margin ? timeout - margin : timeout / 2))
 cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
-cmdline+=" RDSVM_INIT=$vm_dir/guest-init.sh"
+cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh"
 
 # shellcheck disable=SC2086 # qemu_args is a list of words
 timeout --kill-after=10 "$timeout" \
@@ -111,6 +111,8 @@ timeout --kill-after=10 "$timeout" \
 		-device virtio-9p-pci,fsdev=out,mount_tag=out \
 		$qemu_args </dev/null >"$out/console.log" 2>&1 &
 qemu=$!
+trap 'kill $qemu 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 if $quiet; then
 	wait $qemu
 else
