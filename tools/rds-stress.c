@@ -353,8 +353,8 @@ static int finish(struct stress_run *run, struct task *tasks, const struct sampl
 		pthread_join(tasks[i].thread, NULL);
 	take_sample(tasks, run->o.tasks, &end);
 	rates(first, &end, &r);
-	if (!stopped())
-		ctl_sync(run, 'D', 10000);
+	/* Interrupted too: the peer should end cleanly, not see us vanish. */
+	ctl_sync(run, 'D', stopped() ? 2000 : 10000);
 	for (i = 0; i < run->o.tasks; i++)
 		task_close(&tasks[i]);
 

@@ -16,6 +16,22 @@ NOBODY=192.0.2.99
 in_a() { ip netns exec rds-a "$@"; }
 in_b() { ip netns exec rds-b "$@"; }
 
+# wait_for CMD...: retry CMD for up to 10 s (debug kernels start slowly).
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*"
+	return 1
+}
+
+# The passive rds-stress in b listens on TCP port $1.
+b_listens() {
+	[ -n "$(in_b ss -Hltn "sport = :$1")" ]
+}
+
 # expect_exit CODE CMD...: CMD must exit with CODE.
 expect_exit() {
 	local want=$1 rc
@@ -65,7 +81,7 @@ check_info_tables() {
 	output_has "$out" '^Counters:$' 'CounterName +Value' '^ *[a-z_]+ +[0-9]+$' >/dev/null || return 1
 	# The IPv4 table lists only sockets bound to an IPv4 address: have some.
 	in_a "$BIN/rds-ping" -c 10 -i 0.1 "$B" >/dev/null &
-	sleep 0.5
+	wait_for eval 'in_a "$BIN/rds-info" -k | grep -q "^ *$A "'
 	out=$(in_a "$BIN/rds-info" -k)
 	wait $! || { echo "background rds-ping failed"; return 1; }
 	output_has "$out" '^RDS Sockets:$' 'BoundAddr +BPort +ConnAddr +CPort +SndBuf +RcvBuf +Inode' \
@@ -91,7 +107,7 @@ check_stress() {
 	local log out rc
 	log=$(mktemp)
 	in_b "$BIN/rds-stress" -r "$B" -p 4100 --json >"$log" 2>&1 &
-	sleep 0.5
+	wait_for b_listens 4100
 	out=$(in_a "$BIN/rds-stress" -s "$B" -r "$A" -p 4100 -t 2 -d 4 -q 2K -a 256 \
 	      -T 3 -v --json 2>&1)
 	rc=$?
@@ -108,7 +124,7 @@ check_stress_v6() {
 	local log out rc
 	log=$(mktemp)
 	in_b "$BIN/rds-stress" -p 4300 --json >"$log" 2>&1 &
-	sleep 0.5
+	wait_for b_listens 4300
 	out=$(in_a "$BIN/rds-stress" -s "$B6" -p 4300 -T 2 --json 2>&1)
 	rc=$?
 	wait $! || rc=1
@@ -122,7 +138,7 @@ check_stress_v6() {
 check_stress_lines() {
 	local out rc
 	in_b "$BIN/rds-stress" -p 4200 -z >/dev/null 2>&1 &
-	sleep 0.5
+	wait_for b_listens 4200
 	out=$(in_a "$BIN/rds-stress" -s "$B" -p 4200 -T 2 2>&1)
 	rc=$?
 	wait $! || rc=1
