@@ -5,6 +5,8 @@
  * tables, ioctl, poll, recv on an empty queue) do what they should.
  *
  *   rds_sock_api            needs rds.ko loaded, nothing else
+ *   rds_sock_api tcp LADDR  with rds_tcp.ko: SO_RDS_TRANSPORT, bind and TOS
+ *                           of a TCP socket; LADDR is a local IPv4 address
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -521,8 +523,38 @@ static void test_poll_recv_empty(void)
 	close(fd);
 }
 
-int main(void)
+/* A socket set to TCP: its transport decides which addresses it may bind. */
+static int tcp_tests(const char *laddr)
 {
+	int fd = rds_socket(), val = -1;
+	unsigned char tos = 5;
+	socklen_t len = sizeof(val);
+
+	ktap_plan(7);
+	ktap_expect_ok(setint(fd, SO_RDS_TRANSPORT, RDS_TRANS_TCP, sizeof(int)),
+		       "SO_RDS_TRANSPORT TCP");
+	getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &val, &len);
+	ktap_result(val == RDS_TRANS_TCP, "SO_RDS_TRANSPORT reads back TCP (%d)", val);
+	ktap_expect_errno(setint(fd, SO_RDS_TRANSPORT, RDS_TRANS_TCP, sizeof(int)),
+			  EOPNOTSUPP, "SO_RDS_TRANSPORT twice");
+	ktap_expect_errno(bind4(fd, "192.0.2.77", 4600), ENOPROTOOPT,
+			  "bind an address TCP cannot use");
+	ktap_expect_ok(bind4(fd, laddr, 4600), "bind the local address");
+	ktap_expect_ok(ioctl(fd, SIOCRDSSETTOS, &tos), "SIOCRDSSETTOS on TCP");
+	ioctl(fd, SIOCRDSGETTOS, &tos);
+	ktap_result(tos == 0, "TCP forces TOS 0 (%u)", tos);
+	close(fd);
+	return ktap_finish();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "tcp"))
+		return tcp_tests(argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [tcp LADDR]\n", argv[0]);
+		return KSFT_FAIL;
+	}
 	ktap_plan(115);
 	test_socket_create();
 	test_bind_errors();
