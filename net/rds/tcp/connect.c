@@ -140,15 +140,30 @@ static void rds_tcp_detach(struct rds_tcp_connection *tc)
 	rds_tcp_sock_reset(sock);
 }
 
+/* Called with t_conn_path_lock. */
+static struct socket *rds_tcp_unpark(struct rds_tcp_connection *tc)
+{
+	struct socket *sock = tc->t_parked[0];
+
+	tc->t_nparked--;
+	memmove(&tc->t_parked[0], &tc->t_parked[1],
+		tc->t_nparked * sizeof(tc->t_parked[0]));
+	tc->t_parked[tc->t_nparked] = NULL;
+	return sock;
+}
+
+static void rds_tcp_unpark_all(struct rds_tcp_connection *tc)
+{
+	while (tc->t_nparked)
+		rds_tcp_sock_reset(rds_tcp_unpark(tc));
+}
+
 /* The path dies with its connection: drop every socket it has. */
 void rds_tcp_path_release(struct rds_tcp_connection *tc)
 {
 	mutex_lock(&tc->t_conn_path_lock);
 	rds_tcp_detach(tc);
-	if (tc->t_parked) {
-		rds_tcp_sock_reset(tc->t_parked);
-		tc->t_parked = NULL;
-	}
+	rds_tcp_unpark_all(tc);
 	mutex_unlock(&tc->t_conn_path_lock);
 }
 
@@ -158,15 +173,11 @@ void rds_tcp_conn_path_shutdown(struct rds_conn_path *cp)
 
 	mutex_lock(&tc->t_conn_path_lock);
 	rds_tcp_detach(tc);
-	if (tc->t_parked) {
-		if (rds_tcp_destroying(cp)) {
-			rds_tcp_sock_reset(tc->t_parked);
-			tc->t_parked = NULL;
-		} else {
-			/* The path goes DOWN when we return: take it then. */
-			queue_delayed_work(rds_wq, &tc->t_adopt_w, 1);
-		}
-	}
+	if (rds_tcp_destroying(cp))
+		rds_tcp_unpark_all(tc);
+	else if (tc->t_nparked)
+		/* The path goes DOWN when we return: take the next one then. */
+		queue_delayed_work(rds_wq, &tc->t_adopt_w, 1);
 	mutex_unlock(&tc->t_conn_path_lock);
 }
 
@@ -202,13 +213,11 @@ static void rds_tcp_attach_accepted(struct rds_tcp_connection *tc,
 static bool rds_tcp_try_adopt(struct rds_tcp_connection *tc)
 {
 	struct rds_conn_path *cp = tc->t_cpath;
-	struct socket *sock = tc->t_parked;
 
-	if (!sock)
+	if (!tc->t_nparked)
 		return false;
 	if (rds_tcp_destroying(cp)) {
-		tc->t_parked = NULL;
-		rds_tcp_sock_reset(sock);
+		rds_tcp_unpark_all(tc);
 		return false;
 	}
 
@@ -221,9 +230,9 @@ static bool rds_tcp_try_adopt(struct rds_tcp_connection *tc)
 	case RDS_CONN_CONNECTING:
 		if (tc->t_sock && !tc->t_outgoing)
 			return true;
-		tc->t_parked = NULL;
-		rds_tcp_attach_accepted(tc, sock);
-		return false;
+		rds_tcp_attach_accepted(tc, rds_tcp_unpark(tc));
+		/* A newer one means the peer gave up on this one too. */
+		return tc->t_nparked > 0;
 	case RDS_CONN_UP:
 		/* The peer reconnected: what we have is stale. */
 		rds_tcp_stats_inc(RDS_TCP_STAT_LISTEN_CLOSED_STALE);
@@ -277,7 +286,7 @@ static struct rds_tcp_connection *rds_tcp_accept_path(struct rds_connection *con
 			break;
 		default:
 			/* Going down: it can take the socket when it is. */
-			if (!later && !READ_ONCE(tc->t_parked))
+			if (!later && !READ_ONCE(tc->t_nparked))
 				later = tc;
 		}
 	}
@@ -331,11 +340,11 @@ void rds_tcp_accept_sock(struct rds_tcp_net *rtn, struct socket *sock)
 	rds_tcp_tune(sock, rtn);
 
 	mutex_lock(&tc->t_conn_path_lock);
-	if (tc->t_parked) {
-		/* An older attempt of the peer's, never used: replace it. */
-		rds_tcp_sock_reset(tc->t_parked);
+	if (tc->t_nparked == RDS_TCP_MAX_PARKED) {
+		/* The peer keeps reconnecting: the oldest is surely dead. */
+		rds_tcp_sock_reset(rds_tcp_unpark(tc));
 	}
-	tc->t_parked = sock;
+	tc->t_parked[tc->t_nparked++] = sock;
 	if (rds_tcp_try_adopt(tc)) {
 		rds_tcp_stats_inc(RDS_TCP_STAT_ACCEPT_PARKED);
 		queue_delayed_work(rds_wq, &tc->t_adopt_w, 1);
@@ -446,7 +455,7 @@ int rds_tcp_conn_path_connect(struct rds_conn_path *cp)
 	mutex_lock(&tc->t_conn_path_lock);
 	if (tc->t_sock || rds_tcp_destroying(cp))
 		goto out;
-	if (tc->t_parked) {
+	if (tc->t_nparked) {
 		/* The peer got here first. */
 		rds_tcp_try_adopt(tc);
 		goto out;

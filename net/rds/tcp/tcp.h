@@ -13,6 +13,12 @@
 
 #define RDS_TCP_PORT		16385
 #define RDS_TCP_BACKLOG		64
+/*
+ * Accepted sockets a path holds while it cannot take them yet.  Each may
+ * already hold data TCP acked, so they are taken in order, never dropped
+ * while there is room.
+ */
+#define RDS_TCP_MAX_PARKED	4
 
 /* Extension header the multipath probe and pong carry when the sender
  * encodes the path index in the low bits of its client source ports, so
@@ -70,7 +76,7 @@ struct rds_tcp_conn;
  *
  * t_conn_path_lock (mutex) serializes everything that attaches or detaches
  * a socket: connect, accept, adopting a parked socket and shutdown.  It
- * protects t_sock, t_outgoing, t_parked and t_gen.  Whoever holds
+ * protects t_sock, t_outgoing, t_parked, t_nparked and t_gen.  Whoever holds
  * RDS_IN_XMIT, and the receive work, may use t_sock while the path is UP:
  * the generic layer does not shut a path down under them.
  *
@@ -95,7 +101,9 @@ struct rds_tcp_connection {
 	struct mutex		t_conn_path_lock;	/* see above */
 	struct socket		*t_sock;
 	bool			t_outgoing;	/* t_sock is our connect, not UP */
-	struct socket		*t_parked;	/* accepted, waits for the path */
+	/* accepted, oldest first, each waits for the path to take it */
+	struct socket		*t_parked[RDS_TCP_MAX_PARKED];
+	unsigned int		t_nparked;
 	struct delayed_work	t_adopt_w;
 	u32			t_gen;		/* tags m_ack_seq with the socket */
 	u16			t_port_group;	/* next source port group to try */
