@@ -34,12 +34,23 @@ tcp_load() {
 
 tcp_setup() {
 	tcp_load || return 1
-	netns_pair $A $B $A4 $B4 $A6 $B6
+	netns_pair $A $B $A4 $B4 $A6 $B6 || return 1
+	tcp_warm $A4 $B4 && tcp_warm $A6 $B6
 }
 
-# traffic ARGS...: rds_traffic between rds-a and rds-b.
+# tcp_warm ADDR_A ADDR_B: ping both ways, which connects and finishes the
+# multipath handshake. Until then a nonblocking sender uses path 0 and only
+# later its own path, so its first messages could pass each other.
+tcp_warm() {
+	ip netns exec $A "$BIN/rds-ping" -c 2 -i 0.2 -I "$1" "$2" >/dev/null &&
+	ip netns exec $B "$BIN/rds-ping" -c 2 -i 0.2 -I "$2" "$1" >/dev/null
+}
+
+# traffic ARGS...: rds_traffic between rds-a and rds-b. In the background,
+# use "$TRAFFIC" ARGS... & so that $! is the program itself.
+TRAFFIC=$BIN/rds_traffic
 traffic() {
-	"$BIN/rds_traffic" -A $A -B $B "$@"
+	"$TRAFFIC" -A $A -B $B "$@"
 }
 
 # tcp_conns NS: the RDS/TCP sockets of NS (ss lines, port 16385 either end).

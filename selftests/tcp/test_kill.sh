@@ -16,7 +16,7 @@ n=$(tcp_count 10000)
 kill_while_sending() {
 	local pid i rc
 	shift
-	traffic -a $A4 -b $B4 -n "$n" -t 900 &
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n "$n" -t 900 &
 	pid=$!
 	for i in 1 2 3; do
 		sleep 3

@@ -10,7 +10,7 @@
 
 busy_then_rmmod() {
 	local pid
-	traffic -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
 	pid=$!
 	sleep 4
 	kill -9 $pid
@@ -21,7 +21,7 @@ busy_then_rmmod() {
 
 busy_then_netns_del() {
 	local pid
-	traffic -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
 	pid=$!
 	sleep 4
 	ip netns del $B
@@ -35,7 +35,11 @@ busy_then_netns_del() {
 ktap_plan 6
 ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
 ktap_test "rmmod rds_tcp with live connections" busy_then_rmmod
-ktap_test "load rds_tcp again" rds_load tcp
+reload() {
+	rds_load tcp && tcp_warm $A4 $B4
+}
+
+ktap_test "load rds_tcp again" reload
 ktap_test "traffic after reload" traffic -a $A4 -b $B4 -n 2000 -t 300
 ktap_test "delete the netns while messages flow" busy_then_netns_del
 ktap_test "rmmod rds_tcp rds" rds_unload

@@ -36,8 +36,7 @@ static void rds_tcp_drop_acked(struct rds_conn_path *cp,
 				 rds_tcp_is_acked);
 }
 
-/*
- * Queues the path's send work, as rds_path_queue_send() does, but @now
+/* Queues the path's send work, as rds_path_queue_send() does, but @now
  * also pulls an already queued, delayed run forward.
  */
 static void rds_tcp_kick_send(struct rds_conn_path *cp, unsigned long delay,
@@ -190,8 +189,7 @@ void rds_tcp_xmit_path_complete(struct rds_conn_path *cp)
 	tcp_sock_set_cork(tc->t_sock->sk, false);
 	/* Acks that came in while the batch was still being queued. */
 	rds_tcp_drop_acked(cp, tc, tc->t_sock->sk);
-	/*
-	 * write_space() queues the send work when room frees up, but that
+	/* write_space() queues the send work when room frees up, but that
 	 * work gives up if it finds RDS_IN_XMIT still held by our caller:
 	 * look again a little later in any case.
 	 */

@@ -13,8 +13,7 @@
 
 #define RDS_TCP_PORT		16385
 #define RDS_TCP_BACKLOG		64
-/*
- * Accepted sockets a path holds while it cannot take them yet.  Each may
+/* Accepted sockets a path holds while it cannot take them yet.  Each may
  * already hold data TCP acked, so they are taken in order, never dropped
  * while there is room.
  */
