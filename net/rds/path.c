@@ -364,17 +364,16 @@ void rds_conn_handshake_recv(struct rds_conn_path *cp,
 	rds_start_mprds(conn);
 }
 
+/* A peer that does not answer the probe in this time is not waited for. */
+#define RDS_HS_WAIT_JIFFIES	(5 * HZ)
+
 /* A socket's messages all take one path, chosen by its bound port, so they
  * stay in order.  Until the handshake tells how many paths the peer has,
  * a blocking sender waits for it (at most its sndtimeo, and at most
  * RDS_HS_WAIT_JIFFIES); a nonblocking one, or one whose wait ends without
- * an answer, uses path 0.  Such a socket may later move to
- * its hashed path while older messages are still queued on path 0, so its
- * first messages and later ones are not ordered against each other.
+ * an answer, uses path 0.  rds_sendmsg() keeps such a socket on path 0
+ * until its messages there are acknowledged, so that none is overtaken.
  */
-/* A peer that does not answer the probe in this time is not waited for. */
-#define RDS_HS_WAIT_JIFFIES	(5 * HZ)
-
 struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 					     struct rds_sock *rs,
 					     bool nonblock)

@@ -540,14 +540,32 @@ static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 	return conn;
 }
 
+/* rs_lock held: the path of the socket's newest message queued on @conn. */
+static struct rds_conn_path *rds_send_sock_path(struct rds_sock *rs,
+						struct rds_connection *conn)
+{
+	struct rds_message *rm;
+
+	list_for_each_entry_reverse(rm, &rs->rs_send_queue, m_sock_item)
+		if (rm->m_cp->cp_conn == conn)
+			return rm->m_cp;
+	return NULL;
+}
+
 /* Puts @rm on the socket and the path in one step under rs_lock (cp_lock
  * nested), so that rds_send_drop_to() never sees it on one only.  Returns
  * 1 when queued, 0 when the socket has no room, or an error.
+ *
+ * A socket's messages stay on the path its unacknowledged ones are on,
+ * whatever path *@cpp suggests (the multipath handshake may have finished
+ * since): a message on another path could overtake them.  *@cpp is set to
+ * the path used.
  */
-static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path *cp,
+static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 			     struct rds_message *rm, __be16 sport, __be16 dport)
 {
 	u32 sndbuf = rds_sk_sndbuf(rs);
+	struct rds_conn_path *cp;
 	unsigned long flags;
 	int ret = 1;
 
@@ -556,6 +574,8 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path *cp,
 		ret = 0;
 		goto unlock_rs;
 	}
+	cp = rds_send_sock_path(rs, (*cpp)->cp_conn) ?: *cpp;
+	*cpp = cp;
 	spin_lock(&cp->cp_lock);
 	if (test_bit(RDS_DESTROY_PENDING, &cp->cp_flags)) {
 		ret = -ENETUNREACH;
@@ -584,7 +604,7 @@ unlock_rs:
 }
 
 /* Admission against sndbuf: the queue drains as the peer acknowledges. */
-static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path *cp,
+static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path **cpp,
 			       struct rds_message *rm, __be16 sport,
 			       __be16 dport, bool nonblock)
 {
@@ -593,7 +613,7 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path *cp,
 	long left;
 	int ret;
 
-	ret = rds_send_queue_rm(rs, cp, rm, sport, dport);
+	ret = rds_send_queue_rm(rs, cpp, rm, sport, dport);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	rds_stats_inc(RDS_STAT_SEND_QUEUE_FULL);
@@ -601,7 +621,7 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path *cp,
 		return -EAGAIN;
 
 	left = wait_event_interruptible_timeout(*sk_sleep(sk),
-						(ret = rds_send_queue_rm(rs, cp, rm,
+						(ret = rds_send_queue_rm(rs, cpp, rm,
 									 sport, dport)) != 0,
 						timeo);
 	if (ret)
@@ -688,7 +708,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	}
 
 	cp = rds_conn_path_for_sock(conn, rs, nonblock);
-	ret = rds_send_queue_wait(rs, cp, rm, bound.port, dst.port, nonblock);
+	ret = rds_send_queue_wait(rs, &cp, rm, bound.port, dst.port, nonblock);
 	if (ret)
 		goto put_conn;
 	rds_stats_inc(RDS_STAT_SEND_QUEUED);
