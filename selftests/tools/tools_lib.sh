@@ -76,14 +76,19 @@ check_info_conns() {
 }
 
 check_info_tables() {
-	local out
+	local out i pid
 	out=$(in_a "$BIN/rds-info" -c) || return 1
 	output_has "$out" '^Counters:$' 'CounterName +Value' '^ *[a-z_]+ +[0-9]+$' >/dev/null || return 1
 	# The IPv4 table lists only sockets bound to an IPv4 address: have some.
-	in_a "$BIN/rds-ping" -c 10 -i 0.1 "$B" >/dev/null &
-	wait_for eval 'in_a "$BIN/rds-info" -k | grep -q "^ *$A "'
-	out=$(in_a "$BIN/rds-info" -k)
-	wait $! || { echo "background rds-ping failed"; return 1; }
+	ip netns exec rds-a "$BIN/rds-ping" -i 0.1 "$B" >/dev/null &
+	pid=$!
+	for i in $(seq 100); do
+		out=$(in_a "$BIN/rds-info" -k)
+		echo "$out" | grep -q "^ *$A " && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid	# its replies are checked elsewhere
 	output_has "$out" '^RDS Sockets:$' 'BoundAddr +BPort +ConnAddr +CPort +SndBuf +RcvBuf +Inode' \
 		"^ *$A +[0-9]+ +0\.0\.0\.0 +0 +[0-9]+ +[0-9]+ +[0-9]+$" || return 1
 	out=$(in_a "$BIN/rds-info" -T) || return 1
