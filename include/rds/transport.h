@@ -342,11 +342,22 @@ struct rds_connection *rds_conn_find(struct net *net,
 void rds_conn_get(struct rds_connection *conn);
 void rds_conn_put(struct rds_connection *conn);
 
-/* The transport connected the path: UP, then send what waits. */
+/*
+ * The transport connected the path: UP, then send what waits (and, on path
+ * 0 of a multipath transport, the handshake probe).  Any context.
+ */
 void rds_connect_path_complete(struct rds_conn_path *cp, int curr);
-/* Something broke: tear the path down and reconnect with backoff. */
+/*
+ * Something broke: tear the path down and reconnect with backoff.  Any
+ * context; does nothing unless the path is CONNECTING or UP.
+ */
 void rds_conn_path_error(struct rds_conn_path *cp, const char *why);
-/* Start connecting if DOWN (e.g. an incoming connect for another path). */
+/*
+ * Start connecting if DOWN (e.g. an incoming connect for another path).
+ * Paths other than 0 are only connected by the side with the smaller
+ * address (memcmp of c_laddr and c_faddr); on the other side this does
+ * nothing for them.
+ */
 void rds_conn_path_connect_if_down(struct rds_conn_path *cp);
 /* Tear down and reconnect every path of @conn (e.g. a sysctl changed). */
 void rds_conn_reset(struct rds_connection *conn);
@@ -366,6 +377,12 @@ void rds_conn_for_each(struct net *net, struct rds_transport *trans,
 
 /* ---- Send and receive hooks -------------------------------------------- */
 
+/*
+ * Queue the path's send / receive work unless the connection is being
+ * destroyed.  A transport that queues path work itself must, like these,
+ * test RDS_DESTROY_PENDING and queue inside one rcu_read_lock() section:
+ * rds_conn_destroy() sets the flag, waits a grace period, then cancels.
+ */
 void rds_path_queue_send(struct rds_conn_path *cp, unsigned long delay);
 void rds_path_queue_recv(struct rds_conn_path *cp, unsigned long delay);
 
