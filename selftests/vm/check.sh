@@ -35,7 +35,7 @@ if grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null; then
 	export RDS_PROFILE=${RDS_PROFILE:-short}
 	timeouts=(1800 600)
 else
-	timeouts=(720 300)
+	timeouts=(900 300)
 fi
 
 passed=0 failed=0 skipped=0

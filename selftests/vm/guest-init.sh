@@ -19,7 +19,7 @@ ln -sf /proc/self/fd /dev/fd
 hostname rdsvm
 ip link set lo up
 
-echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(tail -n 1 "$out/cmd")"
+echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(sed -n 's/^# command: //p' "$out/cmd")"
 # The command gets RDSVM_TIMEOUT seconds, less than run-guest.sh's own limit,
 # so that a hang still leaves dmesg behind, with the blocked tasks in it.
 timeout -k 10 "$RDSVM_TIMEOUT" bash "$out/cmd" </dev/null 2>&1 | tee "$out/output.log"
