@@ -13,11 +13,16 @@
  *
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
- *               [-s SEED] [-t TIMEOUT_S] [-v]
+ *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
  *
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
+ *
+ * With -S a (or -S b) only that side's sockets are opened, here; the other
+ * side runs the same command with the other -S on another machine.  Then
+ * the run ends -l seconds (default 5) after this side is done, so that the
+ * peer gets what we queued last before our sockets close.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -65,6 +70,8 @@ static int nsocks = 2;
 static uint64_t seed = 1;
 static unsigned int max_size = 65536;
 static int verbose;
+static int only_side = -1;		/* -S: the side opened here, or -1 */
+static int got_hello;			/* an empty message came in */
 static unsigned char *sbuf, *rbuf;
 
 static uint64_t splitmix64(uint64_t x)
@@ -180,15 +187,18 @@ static int open_side(int side, const char *ns, const char *addr, int port,
 	int i, fd, bufsz = 4 << 20;
 	struct epoll_event ev;
 
-	if (enter_netns(ns))
+	if ((only_side < 0 || side == only_side) && enter_netns(ns))
 		return -1;
 	for (i = 0; i < nsocks; i++) {
 		struct rsock *rs = &socks[side][i];
 
 		rs->side = side;
 		rs->idx = i;
+		rs->fd = -1;
 		if (parse_addr(addr, port + i, &rs->addr, &rs->addrlen))
 			return -1;
+		if (only_side >= 0 && side != only_side)
+			continue;
 		fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
 			perror("socket(AF_RDS)");
@@ -326,6 +336,11 @@ static int pump_recv(struct rsock *rs, int *extra)
 			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
 			return -1;
 		}
+		if (ret == 0) {
+			/* -S: the peer's sockets are bound (see wait_for_peer()). */
+			got_hello = 1;
+			continue;
+		}
 		if (msg.msg_flags & MSG_TRUNC) {
 			fprintf(stderr, "truncated message\n");
 			return -1;
@@ -389,12 +404,57 @@ static void report_pending(void)
 			}
 }
 
+/*
+ * -S: messages to a port nobody bound are dropped, so wait until the peer
+ * is there: send empty messages from our first socket to its first until
+ * one of its own arrives, then one more so that it knows of us as well.
+ */
+static int wait_for_peer(double timeout)
+{
+	struct rsock *me = &socks[only_side][0], *peer = &socks[!only_side][0];
+	double start = now();
+	int extra = 0;
+
+	while (!got_hello) {
+		sendto(me->fd, "", 0, 0, (struct sockaddr *)&peer->addr,
+		       peer->addrlen);
+		usleep(100000);
+		if (pump_recv(me, &extra))
+			return -1;
+		if (now() - start > timeout) {
+			fprintf(stderr, "no hello from the peer\n");
+			return -1;
+		}
+	}
+	sendto(me->fd, "", 0, 0, (struct sockaddr *)&peer->addr, peer->addrlen);
+	return 0;
+}
+
+/*
+ * Progress towards the end: messages received of those coming here, and
+ * with -S also messages sent of those leaving from here.
+ */
+static void progress(uint64_t *have, uint64_t *want)
+{
+	struct flow *f;
+	int d, s, r;
+
+	*have = *want = 0;
+	for (d = 0; d < 2; d++)
+		for (s = 0; s < nsocks; s++)
+			for (r = 0; r < nsocks; r++) {
+				f = &flows[d][s][r];
+				*want += f->total;
+				*have += only_side == d ? f->sent : f->rcvd;
+			}
+}
+
 static void die_usage(void)
 {
 	fprintf(stderr,
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
-		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v]\n");
+		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n");
 	exit(2);
 }
 
@@ -403,11 +463,11 @@ int main(int argc, char **argv)
 	const char *addr_a = NULL, *addr_b = NULL, *ns_a = NULL, *ns_b = NULL;
 	const char *dir = "both";
 	uint64_t nmsgs = 10000, sent, rcvd, total, nflows = 0, i;
-	double timeout = 120, start, last_print, last_rx = 0;
+	double timeout = 120, start, last_print, last_rx = 0, linger = 5;
 	int port = 5000, opt, epfd, d, s, r, self, congested = 0, extra = 0;
-	uint64_t missed = 0;
+	uint64_t missed = 0, have, want;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -441,6 +501,12 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			timeout = atof(optarg);
+			break;
+		case 'S':
+			only_side = optarg[0] == 'b';
+			break;
+		case 'l':
+			linger = atof(optarg);
 			break;
 		case 'v':
 			verbose++;
@@ -487,6 +553,8 @@ int main(int argc, char **argv)
 				i++;
 			}
 
+	if (only_side >= 0 && wait_for_peer(timeout))
+		return 1;
 	start = now();
 	last_print = start;
 	for (;;) {
@@ -495,11 +563,12 @@ int main(int argc, char **argv)
 		int n, k;
 
 		totals(&sent, &rcvd, &total);
+		progress(&have, &want);
 		t = now();
-		if (rcvd == total) {
+		if (have == want) {
 			if (!last_rx)
 				last_rx = t;
-			if (t - last_rx >= 1.0)
+			if (t - last_rx >= (only_side < 0 ? 1.0 : linger))
 				break;		/* nothing extra came: done */
 		}
 		if (t - start > timeout) {
@@ -540,7 +609,8 @@ int main(int argc, char **argv)
 
 			for (d = 0; d < 2; d++)
 				for (s = 0; s < nsocks; s++)
-					if (pump_recv(&socks[d][s], &extra))
+					if (socks[d][s].fd >= 0 &&
+					    pump_recv(&socks[d][s], &extra))
 						return 1;
 			totals(&sent, &rcvd, &total);
 			missed += rcvd - before;
@@ -550,7 +620,7 @@ int main(int argc, char **argv)
 			congested = 0;
 			for (d = 0; d < 2; d++)
 				for (s = 0; s < nsocks; s++)
-					if (!socks[d][s].blocked &&
+					if (socks[d][s].fd >= 0 && !socks[d][s].blocked &&
 					    pump_send(epfd, &socks[d][s], &congested))
 						return 1;
 		}
