@@ -31,11 +31,14 @@ struct table {
 	size_t each;
 };
 
-#define for_each_item(item, t, off) \
-	for ((off) = 0; \
-	     (off) + sizeof(item) <= (t)->len && (t)->each >= sizeof(item) && \
-	     (memcpy(&(item), (t)->buf + (off), sizeof(item)), 1); \
-	     (off) += (t)->each)
+/* Copies the item at @off of @t into @item; false past the last whole one. */
+static int table_item(const struct table *t, size_t off, void *item, size_t size)
+{
+	if (t->each < size || off + size > t->len)
+		return 0;
+	memcpy(item, t->buf + off, size);
+	return 1;
+}
 
 /*
  * Reads a whole table. The table can grow between the sizing call and the
@@ -94,7 +97,7 @@ static void print_counters(struct table *t)
 	size_t off;
 
 	printf("\nCounters:\n%32s %16s\n", "CounterName", "Value");
-	for_each_item(c, t, off)
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each)
 		printf("%32.32s %16llu\n", (char *)c.name, (unsigned long long)c.value);
 }
 
@@ -115,7 +118,7 @@ static void print_conns(struct table *t)
 
 	printf("\nRDS Connections:\n%*s %*s %4s %16s %16s %4s\n", W4, "LocalAddr",
 	       W4, "RemoteAddr", "Tos", "NextTX", "NextRX", "Flgs");
-	for_each_item(c, t, off)
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each)
 		printf("%*s %*s %4u %16llu %16llu %4s%s%.*s\n",
 		       W4, ip4(c.laddr), W4, ip4(c.faddr), c.tos,
 		       (unsigned long long)c.next_tx_seq, (unsigned long long)c.next_rx_seq,
@@ -130,7 +133,7 @@ static void print_conns6(struct table *t)
 
 	printf("\nRDS IPv6 Connections:\n%*s %*s %16s %16s %4s\n", W6, "LocalAddr",
 	       W6, "RemoteAddr", "NextTX", "NextRX", "Flgs");
-	for_each_item(c, t, off)
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each)
 		printf("%*s %*s %16llu %16llu %4s%s%.*s\n",
 		       W6, ip6(&c.laddr), W6, ip6(&c.faddr),
 		       (unsigned long long)c.next_tx_seq, (unsigned long long)c.next_rx_seq,
@@ -145,7 +148,7 @@ static void print_sockets(struct table *t)
 
 	printf("\nRDS Sockets:\n%*s %5s %*s %5s %10s %10s %8s\n", W4, "BoundAddr",
 	       "BPort", W4, "ConnAddr", "CPort", "SndBuf", "RcvBuf", "Inode");
-	for_each_item(s, t, off)
+	for (off = 0; table_item(t, off, &s, sizeof(s)); off += t->each)
 		printf("%*s %5u %*s %5u %10u %10u %8llu\n",
 		       W4, ip4(s.bound_addr), ntohs(s.bound_port),
 		       W4, ip4(s.connected_addr), ntohs(s.connected_port),
@@ -159,7 +162,7 @@ static void print_sockets6(struct table *t)
 
 	printf("\nRDS IPv6 Sockets:\n%*s %5s %*s %5s %10s %10s %8s\n", W6, "BoundAddr",
 	       "BPort", W6, "ConnAddr", "CPort", "SndBuf", "RcvBuf", "Inode");
-	for_each_item(s, t, off)
+	for (off = 0; table_item(t, off, &s, sizeof(s)); off += t->each)
 		printf("%*s %5u %*s %5u %10u %10u %8llu\n",
 		       W6, ip6(&s.bound_addr), ntohs(s.bound_port),
 		       W6, ip6(&s.connected_addr), ntohs(s.connected_port),
@@ -174,7 +177,7 @@ static void print_msgs(struct table *t, const char *title)
 	printf("\n%s Message Queue:\n%*s %5s %*s %5s %4s %16s %10s\n", title,
 	       W4, "LocalAddr", "LPort", W4, "RemoteAddr", "RPort", "Tos",
 	       "Seq", "Bytes");
-	for_each_item(m, t, off)
+	for (off = 0; table_item(t, off, &m, sizeof(m)); off += t->each)
 		printf("%*s %5u %*s %5u %4u %16llu %10u\n",
 		       W4, ip4(m.laddr), ntohs(m.lport), W4, ip4(m.faddr),
 		       ntohs(m.fport), m.tos, (unsigned long long)m.seq, m.len);
@@ -188,7 +191,7 @@ static void print_msgs6(struct table *t, const char *title)
 	printf("\n%s IPv6 Message Queue:\n%*s %5s %*s %5s %4s %16s %10s\n", title,
 	       W6, "LocalAddr", "LPort", W6, "RemoteAddr", "RPort", "Tos",
 	       "Seq", "Bytes");
-	for_each_item(m, t, off)
+	for (off = 0; table_item(t, off, &m, sizeof(m)); off += t->each)
 		printf("%*s %5u %*s %5u %4u %16llu %10u\n",
 		       W6, ip6(&m.laddr), ntohs(m.lport), W6, ip6(&m.faddr),
 		       ntohs(m.fport), m.tos, (unsigned long long)m.seq, m.len);
@@ -202,7 +205,7 @@ static void print_tcp(struct table *t)
 	printf("\nTCP Connections:\n%*s %5s %*s %5s %10s %10s %10s %10s %10s\n",
 	       W4, "LocalAddr", "LPort", W4, "RemoteAddr", "RPort", "HdrRemain",
 	       "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
-	for_each_item(s, t, off)
+	for (off = 0; table_item(t, off, &s, sizeof(s)); off += t->each)
 		printf("%*s %5u %*s %5u %10llu %10llu %10u %10u %10u\n",
 		       W4, ip4(s.local_addr), ntohs(s.local_port),
 		       W4, ip4(s.peer_addr), ntohs(s.peer_port),
@@ -218,7 +221,7 @@ static void print_tcp6(struct table *t)
 	printf("\nTCP IPv6 Connections:\n%*s %5s %*s %5s %10s %10s %10s %10s %10s\n",
 	       W6, "LocalAddr", "LPort", W6, "RemoteAddr", "RPort", "HdrRemain",
 	       "DataRemain", "SentNxt", "ExpectUna", "SeenUna");
-	for_each_item(s, t, off)
+	for (off = 0; table_item(t, off, &s, sizeof(s)); off += t->each)
 		printf("%*s %5u %*s %5u %10llu %10llu %10u %10u %10u\n",
 		       W6, ip6(&s.local_addr), ntohs(s.local_port),
 		       W6, ip6(&s.peer_addr), ntohs(s.peer_port),
@@ -227,11 +230,12 @@ static void print_tcp6(struct table *t)
 }
 
 /* Both IB item layouts share these fields under the same names. */
-#define print_ib_verbose(c) \
-	printf("  send_wr=%u, recv_wr=%u, send_sge=%u, rdma_mr_max=%u, " \
-	       "rdma_mr_size=%u, cache_allocs=%u", \
-	       (c).max_send_wr, (c).max_recv_wr, (c).max_send_sge, (c).rdma_mr_max, \
-	       (c).rdma_mr_size, (c).cache_allocs)
+static void print_ib_verbose(unsigned int send_wr, unsigned int recv_wr, unsigned int send_sge,
+			     unsigned int mr_max, unsigned int mr_size, unsigned int allocs)
+{
+	printf("  send_wr=%u, recv_wr=%u, send_sge=%u, ", send_wr, recv_wr, send_sge);
+	printf("rdma_mr_max=%u, rdma_mr_size=%u, cache_allocs=%u", mr_max, mr_size, allocs);
+}
 
 static void print_ib(struct table *t)
 {
@@ -240,13 +244,14 @@ static void print_ib(struct table *t)
 
 	printf("\nRDS IB Connections:\n%*s %*s %4s %3s %32s %32s\n", W4, "LocalAddr",
 	       W4, "RemoteAddr", "Tos", "SL", "LocalDev", "RemoteDev");
-	for_each_item(c, t, off) {
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each) {
 		printf("%*s %*s %4u %3u %32s %32s", W4, ip4(c.src_addr),
 		       W4, ip4(c.dst_addr), c.tos, c.sl,
 		       ip6(c.src_gid),
 		       ip6(c.dst_gid));
 		if (verbose)
-			print_ib_verbose(c);
+			print_ib_verbose(c.max_send_wr, c.max_recv_wr, c.max_send_sge,
+					 c.rdma_mr_max, c.rdma_mr_size, c.cache_allocs);
 		putchar('\n');
 	}
 }
@@ -258,13 +263,14 @@ static void print_ib6(struct table *t)
 
 	printf("\nRDS IB IPv6 Connections:\n%*s %*s %4s %3s %32s %32s\n", W6, "LocalAddr",
 	       W6, "RemoteAddr", "Tos", "SL", "LocalDev", "RemoteDev");
-	for_each_item(c, t, off) {
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each) {
 		printf("%*s %*s %4u %3u %32s %32s", W6, ip6(&c.src_addr),
 		       W6, ip6(&c.dst_addr), c.tos, c.sl,
 		       ip6(c.src_gid),
 		       ip6(c.dst_gid));
 		if (verbose)
-			print_ib_verbose(c);
+			print_ib_verbose(c.max_send_wr, c.max_recv_wr, c.max_send_sge,
+					 c.rdma_mr_max, c.rdma_mr_size, c.cache_allocs);
 		putchar('\n');
 	}
 }

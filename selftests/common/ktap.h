@@ -55,8 +55,9 @@ static inline void ktap_diag(const char *fmt, ...)
 #define ktap_expect_errno(call, err, desc) do {				\
 	int __r = (call);						\
 	int __e = errno;						\
-	ktap_result(__r < 0 && __e == (err), "%s: %s (got %d, %s)",	\
-		    desc, strerror(err), __r, strerror(__e));		\
+	int __want = (err);						\
+	ktap_result(__r < 0 && __e == __want, "%s: %s (got %d, %s)",	\
+		    desc, strerror(__want), __r, strerror(__e));	\
 } while (0)
 
 /* A call that must succeed (return >= 0): records one check. */
