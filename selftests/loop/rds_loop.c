@@ -30,6 +30,7 @@
 #include <linux/rds.h>
 
 #include "../common/ktap.h"
+#include "../common/addr.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -40,32 +41,6 @@
 #define TIMEOUT_MS	10000
 
 static bool short_profile;
-
-union addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-};
-
-static socklen_t addr_make(union addr *a, const char *str, int port)
-{
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, str, &a->in.sin_addr) == 1) {
-		a->in.sin_family = AF_INET;
-		a->in.sin_port = htons(port);
-		return sizeof(a->in);
-	}
-	if (inet_pton(AF_INET6, str, &a->in6.sin6_addr) != 1)
-		ktap_bail("bad address %s", str);
-	a->in6.sin6_family = AF_INET6;
-	a->in6.sin6_port = htons(port);
-	return sizeof(a->in6);
-}
-
-static int addr_port(const union addr *a)
-{
-	return ntohs(a->sa.sa_family == AF_INET ? a->in.sin_port : a->in6.sin6_port);
-}
 
 static int rds_bound(const char *str, int port)
 {
