@@ -46,9 +46,12 @@ interop_test() {
 		ktap_test "b's pings answered" true
 		ktap_test "a pings b" ping_peer
 	fi
-	ktap_test "$n messages both ways, 2+2 sockets, exactly once in order" \
+	if ! ktap_test "$n messages both ways, 2+2 sockets, exactly once in order" \
 		"$BIN/rds_traffic" -S "$RDS_PAIR_ROLE" -a 192.0.2.1 -b 192.0.2.2 \
-		-n "$n" -t 600 -l 5
+		-n "$n" -t "${RDS_INTEROP_TIMEOUT:-300}" -l 5; then
+		"$BIN/rds-info" -n -s -t -r -T | sed 's/^/# /'
+		ss -tni '( sport = :16385 or dport = :16385 )' | sed 's/^/# /'
+	fi
 	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|recv_drop' | sed 's/^/# /'
 	ktap_finished
 }
