@@ -6,7 +6,7 @@
  * The larger one may connect path 0 to get things going; its peer resets
  * that socket and connects back, and when our own connect completes first
  * we drop it ourselves.  The client encodes the path index in the low
- * three bits of its source port (announced by RDS_TCP_EXTHDR_SPORT_IDX in
+ * three bits of its source port (announced by RDS_EXTHDR_SPORT_IDX in
  * the probe), so both ends of a TCP connection agree on its path across
  * reconnects, which the receive sequence numbers rely on.
  */

@@ -25,7 +25,7 @@ static const u8 rds_tcp_exthdr_size[__RDS_EXTHDR_MAX] = {
 	[RDS_EXTHDR_RDMA_DEST]		= 8,
 	[RDS_EXTHDR_NPATHS]		= 2,
 	[RDS_EXTHDR_GEN_NUM]		= 4,
-	[RDS_TCP_EXTHDR_SPORT_IDX]	= 1,
+	[RDS_EXTHDR_SPORT_IDX]	= 1,
 };
 
 /* Whether a probe or pong says the peer encodes path indexes in ports. */
@@ -35,7 +35,7 @@ static bool rds_tcp_hdr_has_sport_idx(const struct rds_header *hdr)
 
 	while (pos < RDS_HEADER_EXT_SPACE) {
 		type = hdr->h_exthdr[pos++];
-		if (type == RDS_TCP_EXTHDR_SPORT_IDX)
+		if (type == RDS_EXTHDR_SPORT_IDX)
 			return true;
 		if (type == RDS_EXTHDR_NONE || type >= __RDS_EXTHDR_MAX ||
 		    !rds_tcp_exthdr_size[type])

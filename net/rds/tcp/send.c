@@ -55,11 +55,19 @@ static void rds_tcp_kick_send(struct rds_conn_path *cp, unsigned long delay,
 /* Adds the source port index announcement to a probe or its pong. */
 static void rds_tcp_add_sport_idx(struct rds_header *hdr)
 {
-	u8 zero = 0;
+	unsigned int pos = 0, len;
+	u8 buf[8], zero = 0;
+	int type;
 
-	if (RDS_HS_PROBE(be16_to_cpu(hdr->h_sport), be16_to_cpu(hdr->h_dport)))
-		rds_message_add_extension(hdr, RDS_TCP_EXTHDR_SPORT_IDX,
-					  &zero, sizeof(zero));
+	if (!RDS_HS_PROBE(be16_to_cpu(hdr->h_sport), be16_to_cpu(hdr->h_dport)))
+		return;
+	do {
+		len = sizeof(buf);
+		type = rds_message_next_extension(hdr, &pos, buf, &len);
+		if (type == RDS_EXTHDR_SPORT_IDX)
+			return;	/* the generic layer announced it already */
+	} while (type != RDS_EXTHDR_NONE);
+	rds_message_add_extension(hdr, RDS_EXTHDR_SPORT_IDX, &zero, sizeof(zero));
 }
 
 /* The first call for a message: its header, and where its last byte goes. */

@@ -19,14 +19,13 @@
  */
 #define RDS_TCP_MAX_PARKED	4
 
-/* Extension header the multipath probe and pong carry when the sender
- * encodes the path index in the low bits of its client source ports, so
- * that the acceptor puts every TCP connection on the path it belongs to
- * (upstream's RDS_EXTHDR_SPORT_IDX, one byte of payload).  In-tree 6.1
- * neither sends nor understands it; we add it to the probes we transmit
- * and look for it in the probes we receive.
+/* The multipath probe and pong we send carry RDS_EXTHDR_SPORT_IDX (as
+ * upstream does since 2025): the client encodes the path index in the low
+ * bits of its source ports, so the acceptor can put every TCP connection on
+ * the path it belongs to.  In-tree 6.1 neither sends nor understands it (it
+ * logs "ignoring unknown exthdr type 0x8" once and reads on); we add it to
+ * the probes we transmit and look for it in the probes we receive.
  */
-#define RDS_TCP_EXTHDR_SPORT_IDX	8
 
 extern struct rds_transport rds_tcp_transport;
 extern unsigned int rds_tcp_netid;
