@@ -20,8 +20,7 @@
 # The exit code is the command's; but a kernel splat in dmesg, a kmemleak
 # report or a guest that does not finish within the timeout (default 900 s, of
 # which the command gets three quarters) fail the run even when the command
-# succeeded. Environment variables named RDS_* are passed on
-# to the command.
+# succeeded. Environment variables named RDS_* are passed on to the command.
 
 set -u
 
