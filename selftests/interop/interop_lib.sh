@@ -49,7 +49,7 @@ interop_test() {
 	if ! ktap_test "$n messages both ways, 2+2 sockets, exactly once in order" \
 		"$BIN/rds_traffic" -S "$RDS_PAIR_ROLE" -a 192.0.2.1 -b 192.0.2.2 \
 		-n "$n" -t "${RDS_INTEROP_TIMEOUT:-300}" -l 5; then
-		"$BIN/rds-info" -n -s -t -r -T | sed 's/^/# /'
+		"$BIN/rds-info" -n -s -t -r -T -c | sed 's/^/# /'
 		ss -tni '( sport = :16385 or dport = :16385 )' | sed 's/^/# /'
 	fi
 	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|recv_drop' | sed 's/^/# /'

@@ -54,6 +54,7 @@ struct rsock {
 	socklen_t addrlen;
 	int next_dst;			/* round robin over the peers */
 	int blocked;			/* waits for EPOLLOUT */
+	int last_err;			/* of the last refused send */
 };
 
 /* One direction of one pair: sender socket s -> receiver socket r. */
@@ -266,6 +267,7 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 		ret = sendto(rs->fd, sbuf, len, 0, (struct sockaddr *)&dst->addr,
 			     dst->addrlen);
 		if (ret < 0) {
+			rs->last_err = errno;
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return set_out(epfd, rs, 1);
 			if (errno == ENOBUFS) {
@@ -389,6 +391,15 @@ static void report_pending(void)
 {
 	struct flow *f;
 	int d, s, r;
+
+	for (d = 0; d < 2; d++)
+		for (s = 0; s < nsocks; s++)
+			if (socks[d][s].fd >= 0)
+				fprintf(stderr, "  %c%d: %s, last refused send: %s\n",
+					"AB"[d], s, socks[d][s].blocked ?
+					"waits for EPOLLOUT" : "not waiting",
+					socks[d][s].last_err ?
+					strerror(socks[d][s].last_err) : "none");
 
 	for (d = 0; d < 2; d++)
 		for (s = 0; s < nsocks; s++)
