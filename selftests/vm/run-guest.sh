@@ -102,6 +102,7 @@ cmd_timeout=$((timeout > 2 * margin ? timeout - margin : timeout / 2))
 cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
 cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh"
 
+: >"$out/console.log" # exists before tail follows it
 # shellcheck disable=SC2086 # qemu_args is a list of words
 timeout --kill-after=10 "$timeout" \
 	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 2G \
