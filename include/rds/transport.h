@@ -221,6 +221,7 @@ enum {
 	RDS_IN_XMIT,		/* one sender at a time per path */
 	RDS_RECONNECT_PENDING,	/* cp_conn_w is queued */
 	RDS_DESTROY_PENDING,	/* no new work may be queued */
+	RDS_XMIT_AGAIN,		/* a sender found RDS_IN_XMIT taken */
 };
 
 /*

@@ -306,10 +306,19 @@ int rds_send_xmit(struct rds_conn_path *cp)
 restart:
 	if (!rds_conn_path_up(cp))
 		return 0;
+	/* A kick (the transport's "room again", a new message) that finds
+	 * another sender in charge leaves RDS_XMIT_AGAIN behind, and that
+	 * sender looks at it after letting go: otherwise a kick arriving just
+	 * as the transport said "full" would be lost and the path would stall.
+	 */
+	set_bit(RDS_XMIT_AGAIN, &cp->cp_flags);
+	/* Pairs with rds_path_unlock_xmit(): the holder sees the flag. */
+	smp_mb__after_atomic();
 	if (test_and_set_bit_lock(RDS_IN_XMIT, &cp->cp_flags)) {
 		rds_stats_inc(RDS_STAT_SEND_LOCK_CONTENTION);
 		return -EAGAIN;
 	}
+	clear_bit(RDS_XMIT_AGAIN, &cp->cp_flags);
 	/* Shutdown takes the bit too: recheck now that we own it. */
 	if (!rds_conn_path_up(cp)) {
 		rds_path_unlock_xmit(cp);
@@ -336,6 +345,8 @@ restart:
 		return -EAGAIN;
 	case -EAGAIN:	/* the transport queues us when it has room */
 		rds_stats_inc(RDS_STAT_SEND_QUEUE_FULL);
+		if (test_bit(RDS_XMIT_AGAIN, &cp->cp_flags))
+			rds_path_queue_send(cp, 0);
 		return -EAGAIN;
 	case -ENOMEM:
 		rds_stats_inc(RDS_STAT_SEND_DELAYED_RETRY);
