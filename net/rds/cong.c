@@ -221,6 +221,33 @@ int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
 	return left ? sock_intr_errno(timeo) : -EAGAIN;
 }
 
+/* How long a congested port may go without news before we ask again. */
+#define RDS_CONG_RESYNC_JIFFIES	(2 * HZ)
+
+/* A peer that sends its map on whichever path transmits next (in-tree RDS
+ * does) can have an old map, queued behind bulk data on a busy path,
+ * arrive after the newer one sent on an idle path.  When that old map
+ * marks a port congested and the peer's map then stays as it is, our
+ * senders are refused for good.  Such a peer sends its whole map whenever
+ * a path comes up, so when a congested port has had no news for a while,
+ * reset path 0 (retransmission covers what was in flight) to get the map
+ * again.  Our own peers send maps on path 0 only, in order: never for them.
+ */
+void rds_cong_resync(struct rds_connection *conn, __be16 port)
+{
+	unsigned long last = READ_ONCE(conn->c_fcong_jiffies);
+
+	if (!READ_ONCE(conn->c_fcong_any_path) ||
+	    !rds_cong_test_bit(conn->c_fcong, port) ||
+	    time_before(jiffies, last + RDS_CONG_RESYNC_JIFFIES) ||
+	    !rds_conn_path_up(&conn->c_path[0]))
+		return;
+	if (cmpxchg(&conn->c_fcong_jiffies, last, jiffies) != last)
+		return;	/* another sender asked */
+	rds_stats_inc(RDS_STAT_CONG_RESYNC);
+	rds_conn_path_error(&conn->c_path[0], "peer congestion map may be stale");
+}
+
 struct rds_message *rds_cong_update_alloc(struct rds_connection *conn)
 {
 	struct rds_message *rm;
@@ -268,6 +295,9 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 		WRITE_ONCE(dst[i], buf[i]);
 	}
 	rds_stats_inc(RDS_STAT_CONG_UPDATE_RECEIVED);
+	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
+	if (inc->i_cp && inc->i_cp->cp_index)
+		WRITE_ONCE(conn->c_fcong_any_path, true);
 	rds_cong_map_updated(map, portmask);
 out:
 	kfree(buf);

@@ -51,6 +51,9 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask);
 int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
 		  struct rds_sock *rs);
 
+/* @port of the peer is congested: ask for its map again if it is old. */
+void rds_cong_resync(struct rds_connection *conn, __be16 port);
+
 /* The message that carries c_lcong to the peer. */
 struct rds_message *rds_cong_update_alloc(struct rds_connection *conn);
 

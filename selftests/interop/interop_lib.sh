@@ -52,6 +52,6 @@ interop_test() {
 		"$BIN/rds-info" -n -s -t -r -T -c | sed 's/^/# /'
 		ss -tni '( sport = :16385 or dport = :16385 )' | sed 's/^/# /'
 	fi
-	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|recv_drop' | sed 's/^/# /'
+	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|recv_drop|cong_' | sed 's/^/# /'
 	ktap_finished
 }
