@@ -19,6 +19,17 @@ ln -sf /proc/self/fd /dev/fd
 hostname rdsvm
 ip link set lo up
 
+# A splat before the command runs comes from booting, not from us: say so
+# and stop, and run-guest.sh boots again.
+if dmesg | grep -E -f "$RDSVM_ROOT/selftests/vm/splat-patterns" >"$out/boot_splat"; then
+	echo "guest: the kernel splatted while booting; not running the command"
+	dmesg >"$out/dmesg"
+	sync
+	umount "$out"
+	reboot -f
+fi
+rm -f "$out/boot_splat"
+
 echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(sed -n 's/^# command: //p' "$out/cmd")"
 # The command gets RDSVM_TIMEOUT seconds, less than run-guest.sh's own limit,
 # so that a hang still leaves dmesg behind, with the blocked tasks in it.
