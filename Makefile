@@ -16,12 +16,29 @@
 # (rsync keeps timestamps, so rebuilds stay incremental) and the .ko files end up flat
 # in build/<KVER>/modules/, which is where the selftests look for them.
 
-ifdef KVER
-KDIR ?= /lib/modules/$(KVER)/build
+# Kernel discovery. KVER and KDIR given on the command line win (make passes
+# them on to every sub-make). Otherwise: the running kernel's headers, else
+# the newest Debian amd64 headers whose kernel image is installed (the guests
+# boot it), else the newest Debian amd64 headers. SYSROOT prefixes every path
+# looked at, so that a selftest can point discovery at a made-up tree.
+#
+# The results are deliberately not exported: `make check` and `make run`
+# install missing packages first and then start a new make, which must look
+# again instead of inheriting what this one found before the headers existed.
+SYSROOT ?=
+headers = $(sort $(wildcard $(SYSROOT)/usr/src/linux-headers-*-amd64))
+booted = $(foreach h,$(headers),$(if $(wildcard $(SYSROOT)/boot/vmlinuz-$(h:$(SYSROOT)/usr/src/linux-headers-%=%)),$(h)))
+newest = $(shell printf '%s\n' $(1) | sort -V | tail -n 1)
+
+ifneq ($(KVER),)
+ifeq ($(KDIR),)
+KDIR := $(SYSROOT)/lib/modules/$(KVER)/build
+endif
 else
-# The running kernel's headers, else (in a container) the newest Debian amd64 headers.
-KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build), \
-	     $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1))
+ifeq ($(KDIR),)
+KDIR := $(or $(wildcard $(SYSROOT)/lib/modules/$(shell uname -r)/build), \
+	     $(call newest,$(booted)), $(call newest,$(headers)))
+endif
 KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	  $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 endif
@@ -36,16 +53,19 @@ RSYNC := rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	 --exclude='*.mod' --exclude='*.mod.c' --exclude='modules.order' \
 	 --exclude='Module.symvers' --exclude='.tmp_*'
 
-export KVER KDIR
+# What `make check` and `make run` run first; a selftest replaces it.
+DEPS ?= selftests/vm/install-deps.sh
 
-.PHONY: all modules clean distclean install tools selftests run check lint kdir
+.PHONY: all modules clean distclean install tools selftests run check lint kdir \
+	kernel-info run-now check-now kernel-info-now
 
 all: modules
 
 kdir:
 	@test -n "$(KVER)" -a -d "$(KDIR)" || { \
 		echo "No kernel headers: KDIR='$(KDIR)' KVER='$(KVER)'." >&2; \
-		echo "Install linux-headers-amd64, or pass KVER= or KDIR=." >&2; exit 1; }
+		echo "Install them (apt-get install linux-headers-amd64; \`make check\` and" >&2; \
+		echo "\`make run\` do it for you as root), or pass KVER= or KDIR=." >&2; exit 1; }
 
 modules: kdir
 	@mkdir -p $(B)/modules
@@ -66,21 +86,30 @@ tools:
 selftests:
 	$(MAKE) -C selftests
 
-run: modules tools selftests
+# The README's two commands. Each installs what is missing (on a fresh machine:
+# the kernel headers, QEMU, busybox...), then starts a new make that discovers
+# the kernel now that its headers are there, and builds and runs in it.
+run check kernel-info:
+	@$(DEPS)
+	@$(MAKE) --no-print-directory $@-now
+
+run-now: modules tools selftests
 	selftests/vm/run-guest.sh --kver $(KVER) -- selftests/demo.sh
 
-# Installs missing packages first (on a fresh machine), then builds in a new make so
-# that KDIR is found after the headers are installed.
-check:
-	@selftests/vm/install-deps.sh
+check-now:
 	@mkdir -p $(BUILD)
 	@$(MAKE) --no-print-directory modules tools selftests >$(BUILD)/check-build.log 2>&1 || \
 		{ tail -n 50 $(BUILD)/check-build.log; echo "build failed (see build/check-build.log)"; \
 		  echo "0 passed, 1 failed"; exit 1; }
 	@selftests/vm/check.sh --kver $(KVER)
 
+# What discovery found, after the same install step: selftests/build/ checks it.
+kernel-info-now:
+	@echo "KVER=$(KVER)"
+	@echo "KDIR=$(KDIR)"
+
 lint: kdir
-	@selftests/vm/lint.sh
+	@KVER=$(KVER) KDIR=$(KDIR) selftests/vm/lint.sh
 
 # Keeps build/lint/, the cache of the scripts unpacked from linux-source.
 clean:

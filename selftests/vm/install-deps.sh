@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Installs the Debian 12 packages that building and testing need, when some are
-# missing (a fresh machine). Does nothing when all are there; only warns when not
-# root.
+# missing (a fresh machine), and does nothing when all are there. Not root and
+# something missing: prints the apt-get line to run and fails, so that the
+# user learns it now rather than from a build error later.
+#
+# RDS_DEPS_PACKAGES replaces the list (selftests/build/ uses it).
 
 packages=(
 	make gcc libc6-dev linux-libc-dev sparse rsync xz-utils cpio kmod
@@ -11,6 +14,9 @@ packages=(
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
 )
+if [ -n "${RDS_DEPS_PACKAGES:-}" ]; then
+	read -r -a packages <<<"$RDS_DEPS_PACKAGES"
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -20,9 +26,10 @@ done
 [ ${#missing[@]} = 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "install-deps: missing packages (not root, not installing): ${missing[*]}" >&2
-	exit 0
+	echo "install-deps: these packages are missing; as root, run:" >&2
+	echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+	exit 1
 fi
-echo "install-deps: installing ${missing[*]}"
+echo "install-deps: installing ${missing[*]} (a first run: a few minutes)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"
