@@ -82,7 +82,10 @@ struct rds_header {
 /*
  * Port 1 is reserved as the source of the multipath handshake ping: a message
  * 1 -> 0 is a probe, the pong 0 -> 1 answers it.  Both carry the sender's
- * path count and generation number as extension headers.
+ * path count and generation number as extension headers, and only with
+ * them are they handshake messages: no socket may bind port 1, but the
+ * port numbers alone are whatever the peer put on the wire.
+ * Ports in host order.
  */
 #define RDS_FLAG_PROBE_PORT	1
 static inline bool rds_hs_probe(u16 sport, u16 dport)
@@ -90,9 +93,6 @@ static inline bool rds_hs_probe(u16 sport, u16 dport)
 	return (sport == RDS_FLAG_PROBE_PORT && dport == 0) ||
 	       (sport == 0 && dport == RDS_FLAG_PROBE_PORT);
 }
-
-/* Host order ports.  Kept as a macro name for existing users. */
-#define RDS_HS_PROBE(sport, dport)	rds_hs_probe(sport, dport)
 
 /* Extension headers: a type byte, then a payload whose size the type fixes. */
 #define RDS_EXTHDR_NONE		0

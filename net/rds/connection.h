@@ -43,8 +43,10 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 /* Queue the connect work for @cp unless it is already pending. */
 void rds_queue_reconnect(struct rds_conn_path *cp);
 
-/* Handshake exthdrs of a probe or its pong: set c_npaths, start paths. */
-void rds_conn_handshake_recv(struct rds_conn_path *cp,
+/* Handshake exthdrs of a probe or its pong: set c_npaths, start paths.
+ * False (and nothing changed) when @hdr carries no path count.
+ */
+bool rds_conn_handshake_recv(struct rds_conn_path *cp,
 			     const struct rds_header *hdr);
 
 /* Multipath: connect paths 1..c_npaths-1 once the handshake is done. */

@@ -164,20 +164,21 @@ static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 
 /* A message to port 0 is a ping.  The multipath handshake probe is a ping
  * too, and is answered even with ping_enable off: the peer's path count
- * depends on the answer.
+ * depends on the answer.  A 1 -> 0 message without the probe's extension
+ * headers is only a ping.
  */
 static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
 {
 	__be16 sport = inc->i_hdr.h_sport;
-	bool probe = RDS_HS_PROBE(be16_to_cpu(sport), 0);
+	bool probe = false;
 
 	if (!sport)
 		return;
 	rds_stats_inc(RDS_STAT_RECV_PING);
-	if (READ_ONCE(rds_sysctl_ping_enable) || probe)
-		rds_send_pong(cp, sport);
-	if (probe)
-		rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (sport == htons(RDS_FLAG_PROBE_PORT))
+		probe = rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (probe || READ_ONCE(rds_sysctl_ping_enable))
+		rds_send_pong(cp, sport, probe);
 }
 
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,

@@ -411,7 +411,7 @@ static void rds_send_add_hs_exthdrs(struct rds_connection *conn,
 }
 
 /* Called from receive paths, possibly in softirq: nothing here sleeps. */
-int rds_send_pong(struct rds_conn_path *cp, __be16 dport)
+int rds_send_pong(struct rds_conn_path *cp, __be16 dport, bool probe)
 {
 	struct rds_message *rm;
 	int ret;
@@ -420,8 +420,7 @@ int rds_send_pong(struct rds_conn_path *cp, __be16 dport)
 	if (!rm)
 		return -ENOMEM;
 	/* The answer to a probe tells the prober about us. */
-	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-	    cp->cp_conn->c_trans->t_mp_capable)
+	if (probe)
 		rds_send_add_hs_exthdrs(cp->cp_conn, &rm->m_inc.i_hdr);
 	ret = rds_send_queue_control(cp, rm, 0, dport);
 	if (!ret)

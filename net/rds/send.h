@@ -26,7 +26,8 @@ void rds_send_path_purge(struct rds_conn_path *cp);
 void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		      __be16 dport);
 
-int rds_send_pong(struct rds_conn_path *cp, __be16 dport);
+/* Answer a ping from port @dport; @probe: a handshake probe's answer. */
+int rds_send_pong(struct rds_conn_path *cp, __be16 dport, bool probe);
 /* The multipath handshake probe on path 0, once per connection. */
 void rds_send_ping(struct rds_connection *conn, int cp_index);
 
