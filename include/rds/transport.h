@@ -155,6 +155,7 @@ enum {
 	RDS_MSG_RETRANSMITTED,	/* sent at least once on this path */
 	RDS_MSG_ACK_REQUIRED,
 	RDS_MSG_CANCELED,	/* RDS_CANCEL_SENT_TO or socket close */
+	RDS_MSG_CONTROL,	/* a pong or probe, no socket: cp_ctl_queued */
 };
 
 /*
@@ -265,6 +266,8 @@ struct rds_conn_path {
 	unsigned int		cp_unacked_packets;
 	unsigned int		cp_unacked_bytes;
 	u64			cp_conn_attempts;
+	/* RDS_MSG_CONTROL messages on the queues, see net/rds/control.c */
+	atomic_t		cp_ctl_queued;
 
 	void			*cp_transport_data;
 };
@@ -309,6 +312,7 @@ struct rds_connection {
 	u32			c_peer_gen_num;
 	bool			c_ping_triggered;
 	wait_queue_head_t	c_hs_waitq;	/* waits for c_npaths */
+	atomic64_t		c_pong_next_ns;	/* pong rate limit, control.c */
 
 	unsigned int		c_path_count;	/* paths allocated in c_path */
 	struct rds_conn_path	*c_path;

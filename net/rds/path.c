@@ -7,6 +7,7 @@
 #include <linux/sched/signal.h>
 
 #include "connection.h"
+#include "control.h"
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
@@ -134,7 +135,7 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 			set_bit(0, &conn->c_map_queued);
 		if (conn->c_trans->t_mp_capable) {
 			WRITE_ONCE(conn->c_ping_triggered, false);
-			rds_send_ping(conn, 0);
+			rds_control_probe(conn);
 		}
 	}
 	rds_path_queue_send(cp, 0);
@@ -405,7 +406,7 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 		return &conn->c_path[0];
 	npaths = READ_ONCE(conn->c_npaths);
 	if (!npaths) {
-		rds_send_ping(conn, 0);
+		rds_control_probe(conn);
 		if (nonblock)
 			return &conn->c_path[0];
 		wait_event_interruptible_timeout(conn->c_hs_waitq,

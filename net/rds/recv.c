@@ -23,6 +23,7 @@
 #include "sysctl.h"
 #include "cong.h"
 #include "connection.h"
+#include "control.h"
 #include "send.h"
 
 /* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
@@ -178,7 +179,7 @@ static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
 	if (sport == htons(RDS_FLAG_PROBE_PORT))
 		probe = rds_conn_handshake_recv(cp, &inc->i_hdr);
 	if (probe || READ_ONCE(rds_sysctl_ping_enable))
-		rds_send_pong(cp, sport, probe);
+		rds_control_pong(cp, sport, probe);
 }
 
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
