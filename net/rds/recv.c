@@ -199,6 +199,17 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 	inc->i_rx_tstamp = ktime_get_real_ns();
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_REASSEMBLE] = local_clock();
 
+	/* In-tree RDS/TCP sends no checksum (0), as in-tree receivers
+	 * allow; any other must match.  A header that does not may have
+	 * the wrong length too, so what follows it on the path cannot be
+	 * trusted either: drop it and start the path over, as in-tree
+	 * RDS/IB does.
+	 */
+	if (hdr->h_csum && !rds_header_csum_ok(hdr)) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CHECKSUM);
+		rds_conn_path_error(cp, "bad header checksum");
+		return;
+	}
 	/* Map updates carry no sequence number worth checking. */
 	if (hdr->h_flags == RDS_FLAG_CONG_BITMAP) {
 		rds_cong_recv(conn, inc);

@@ -23,3 +23,31 @@ counter() {
 	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
 }
 
+# listen NS ADDR PORT SECS: bind, print "bound", then every message that
+# arrives within SECS seconds, one a line, until then.
+listen() {
+	ip netns exec "$1" python3 - "$2" "$3" "$4" <<-'PY'
+	import socket, sys, time
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind((sys.argv[1], int(sys.argv[2])))
+	print("bound", flush=True)
+	end = time.time() + float(sys.argv[3])
+	while time.time() < end:
+	    s.settimeout(max(end - time.time(), 0.01))
+	    try:
+	        data = s.recv(65536)
+	    except socket.timeout:
+	        break
+	    print(data.decode(errors="replace"), flush=True)
+	PY
+}
+
+# wait_bound LOG: until the listener writing LOG has bound (at most 10 s).
+wait_bound() {
+	local i
+	for i in $(seq 100); do
+		grep -q '^bound' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
