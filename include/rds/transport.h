@@ -300,12 +300,13 @@ struct rds_connection {
 	struct rds_cong_map	*c_lcong;	/* our map for laddr */
 	struct rds_cong_map	*c_fcong;	/* the peer's map for faddr */
 	unsigned long		c_map_queued;	/* bit 0: send c_lcong */
-	/* When c_fcong last arrived or was asked for again, and whether the
-	 * peer sends it on paths other than 0 (see rds_cong_resync()).
-	 * Plain loads and stores: both only steer a heuristic.
+	/* When c_fcong last arrived or was asked for again, and bit 0 of
+	 * c_fcong_suspect: it came on a path other than 0, where a newer map
+	 * may have overtaken it.  Clearing the bit claims the one resync that
+	 * allows (see rds_cong_resync()).
 	 */
 	unsigned long		c_fcong_jiffies;
-	bool			c_fcong_any_path;
+	unsigned long		c_fcong_suspect;
 
 	int			c_npaths;
 	u32			c_my_gen_num;

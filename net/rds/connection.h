@@ -16,8 +16,10 @@
  *
  * cp_lock, rs_lock and m_rs_lock are taken with interrupts off (or nested
  * in a lock that is) because acks and receives complete messages from
- * softirq context.  No spinlock is held across a call into the transport,
- * into the workqueue's sync cancels, or into rds_wake_sk_sleep().
+ * softirq context.  No spinlock is held across a call into the transport
+ * or into the workqueue's sync cancels.  rds_wake_sk_sleep() takes only a
+ * socket's wait queue lock, a leaf, and is called under
+ * rds_cong_monitor_lock (rds_cong_map_updated()).
  */
 
 struct rds_sock;

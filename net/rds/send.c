@@ -659,8 +659,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		ret = PTR_ERR(conn);
 		goto put_rm;
 	}
-	rds_cong_resync(conn, dst.port);
-	ret = rds_cong_wait(conn->c_fcong, dst.port, nonblock, rs);
+	ret = rds_cong_wait(conn, dst.port, nonblock, rs);
 	if (ret) {
 		if (ret == -ENOBUFS)
 			WRITE_ONCE(rs->rs_seen_congestion, true);

@@ -9,7 +9,7 @@
 #   rds_rawpeer.py flood SRC DST COUNT HOLD    pings, never reading our socket
 #   rds_rawpeer.py csum SRC DST DPORT          bad, zero and good checksums
 #   rds_rawpeer.py forge SRC DST               probe, then a forged 1 -> 0
-#   rds_rawpeer.py stale SRC DST PORT MODE     a congestion map on path 1
+#   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #
 # Exit status 0 when the scenario ran; what the other side did is printed
 # and checked by the calling test.
@@ -160,12 +160,14 @@ def cong_map(port):
 	return header(0, 0, 0, CONG_MAP_BYTES, FLAG_CONG_BITMAP) + bytes(bits)
 
 
-def stale(src, dst, port, mode):
+def stale(src, dst, port, mode, secs):
 	"""Marks @port congested on path 1, as an in-tree peer's old map that
-	overtook a newer one would. When the other side resets path 0 to ask
-	for the map again, reconnect it and send the current map there: open
-	(mode "open") or still congested (mode "congested").
+	overtook a newer one would. Each time the other side resets path 0 to
+	ask for the map again, reconnect it and send the current map there:
+	open (mode "open") or still congested (mode "congested"). Ends after
+	@secs seconds.
 	"""
+	end = time.time() + secs
 	p0 = connect(src, dst)
 	p0.sendall(header(1, 1, 0, ext=probe_ext()))
 	time.sleep(1)
@@ -176,7 +178,6 @@ def stale(src, dst, port, mode):
 	p1.sendall(cong_map(port))
 	print("map with port %d congested sent on path 1" % port, flush=True)
 	resets = 0
-	end = time.time() + 14
 	while time.time() < end:
 		if not closed_within(p0, end - time.time()):
 			break
@@ -203,7 +204,7 @@ def main(argv):
 	elif cmd == "forge":
 		return forge(argv[2], argv[3])
 	elif cmd == "stale":
-		stale(argv[2], argv[3], int(argv[4]), argv[5])
+		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
 	else:
 		print("unknown command %s" % cmd, file=sys.stderr)
 		return 2
