@@ -82,7 +82,10 @@ struct rds_header {
 /*
  * Port 1 is reserved as the source of the multipath handshake ping: a message
  * 1 -> 0 is a probe, the pong 0 -> 1 answers it.  Both carry the sender's
- * path count and generation number as extension headers.
+ * path count and generation number as extension headers, and only with
+ * them are they handshake messages: no socket may bind port 1, but the
+ * port numbers alone are whatever the peer put on the wire.
+ * Ports in host order.
  */
 #define RDS_FLAG_PROBE_PORT	1
 static inline bool rds_hs_probe(u16 sport, u16 dport)
@@ -90,9 +93,6 @@ static inline bool rds_hs_probe(u16 sport, u16 dport)
 	return (sport == RDS_FLAG_PROBE_PORT && dport == 0) ||
 	       (sport == 0 && dport == RDS_FLAG_PROBE_PORT);
 }
-
-/* Host order ports.  Kept as a macro name for existing users. */
-#define RDS_HS_PROBE(sport, dport)	rds_hs_probe(sport, dport)
 
 /* Extension headers: a type byte, then a payload whose size the type fixes. */
 #define RDS_EXTHDR_NONE		0
@@ -155,6 +155,7 @@ enum {
 	RDS_MSG_RETRANSMITTED,	/* sent at least once on this path */
 	RDS_MSG_ACK_REQUIRED,
 	RDS_MSG_CANCELED,	/* RDS_CANCEL_SENT_TO or socket close */
+	RDS_MSG_CONTROL,	/* a pong or probe, no socket: cp_ctl_queued */
 };
 
 /*
@@ -265,6 +266,8 @@ struct rds_conn_path {
 	unsigned int		cp_unacked_packets;
 	unsigned int		cp_unacked_bytes;
 	u64			cp_conn_attempts;
+	/* RDS_MSG_CONTROL messages on the queues, see net/rds/control.c */
+	atomic_t		cp_ctl_queued;
 
 	void			*cp_transport_data;
 };
@@ -297,18 +300,20 @@ struct rds_connection {
 	struct rds_cong_map	*c_lcong;	/* our map for laddr */
 	struct rds_cong_map	*c_fcong;	/* the peer's map for faddr */
 	unsigned long		c_map_queued;	/* bit 0: send c_lcong */
-	/* When c_fcong last arrived or was asked for again, and whether the
-	 * peer sends it on paths other than 0 (see rds_cong_resync()).
-	 * Plain loads and stores: both only steer a heuristic.
+	/* When c_fcong last arrived or was asked for again, and bit 0 of
+	 * c_fcong_suspect: it came on a path other than 0, where a newer map
+	 * may have overtaken it.  Clearing the bit claims the one resync that
+	 * allows (see rds_cong_resync()).
 	 */
 	unsigned long		c_fcong_jiffies;
-	bool			c_fcong_any_path;
+	unsigned long		c_fcong_suspect;
 
 	int			c_npaths;
 	u32			c_my_gen_num;
 	u32			c_peer_gen_num;
 	bool			c_ping_triggered;
 	wait_queue_head_t	c_hs_waitq;	/* waits for c_npaths */
+	atomic64_t		c_pong_next_ns;	/* pong rate limit, control.c */
 
 	unsigned int		c_path_count;	/* paths allocated in c_path */
 	struct rds_conn_path	*c_path;

@@ -23,6 +23,7 @@
 #include "sysctl.h"
 #include "cong.h"
 #include "connection.h"
+#include "control.h"
 #include "send.h"
 
 /* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
@@ -164,20 +165,21 @@ static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 
 /* A message to port 0 is a ping.  The multipath handshake probe is a ping
  * too, and is answered even with ping_enable off: the peer's path count
- * depends on the answer.
+ * depends on the answer.  A 1 -> 0 message without the probe's extension
+ * headers is only a ping.
  */
 static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
 {
 	__be16 sport = inc->i_hdr.h_sport;
-	bool probe = RDS_HS_PROBE(be16_to_cpu(sport), 0);
+	bool probe = false;
 
 	if (!sport)
 		return;
 	rds_stats_inc(RDS_STAT_RECV_PING);
-	if (READ_ONCE(rds_sysctl_ping_enable) || probe)
-		rds_send_pong(cp, sport);
-	if (probe)
-		rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (sport == htons(RDS_FLAG_PROBE_PORT))
+		probe = rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (probe || READ_ONCE(rds_sysctl_ping_enable))
+		rds_control_pong(cp, sport, probe);
 }
 
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
@@ -197,6 +199,17 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 	inc->i_rx_tstamp = ktime_get_real_ns();
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_REASSEMBLE] = local_clock();
 
+	/* In-tree RDS/TCP sends no checksum (0), as in-tree receivers
+	 * allow; any other must match.  A header that does not may have
+	 * the wrong length too, so what follows it on the path cannot be
+	 * trusted either: drop it and start the path over, as in-tree
+	 * RDS/IB does.
+	 */
+	if (hdr->h_csum && !rds_header_csum_ok(hdr)) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CHECKSUM);
+		rds_conn_path_error(cp, "bad header checksum");
+		return;
+	}
 	/* Map updates carry no sequence number worth checking. */
 	if (hdr->h_flags == RDS_FLAG_CONG_BITMAP) {
 		rds_cong_recv(conn, inc);

@@ -17,6 +17,7 @@
 
 #include "cong.h"
 #include "connection.h"
+#include "control.h"
 #include "info.h"
 #include "message.h"
 #include "send.h"
@@ -78,7 +79,10 @@ static void rds_send_complete(struct list_head *list)
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
-		rds_send_remove_from_sock(rm);
+		if (test_bit(RDS_MSG_CONTROL, &rm->m_flags))
+			rds_control_done(rm);
+		else
+			rds_send_remove_from_sock(rm);
 		rds_message_put(rm);
 	}
 }
@@ -369,12 +373,11 @@ static void rds_send_kick(struct rds_conn_path *cp, bool now)
 		rds_path_queue_send(cp, 0);
 }
 
-/* ---- Pings, pongs and the multipath probe ----------------------------- */
+/* ---- Control messages (built and bounded in control.c) ---------------- */
 
 /* Queues a message that has no socket (its seq comes from the path). */
-static int rds_send_queue_control(struct rds_conn_path *cp,
-				  struct rds_message *rm, __be16 sport,
-				  __be16 dport)
+int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
+			   __be16 sport, __be16 dport)
 {
 	unsigned long flags;
 	int ret = 0;
@@ -397,61 +400,6 @@ static int rds_send_queue_control(struct rds_conn_path *cp,
 		rds_send_kick(cp, false);
 	}
 	return ret;
-}
-
-static void rds_send_add_hs_exthdrs(struct rds_connection *conn,
-				    struct rds_header *hdr)
-{
-	__be16 npaths = cpu_to_be16(RDS_MPATH_WORKERS);
-	__be32 gen = cpu_to_be32(conn->c_my_gen_num);
-
-	rds_message_add_extension(hdr, RDS_EXTHDR_NPATHS, &npaths,
-				  sizeof(npaths));
-	rds_message_add_extension(hdr, RDS_EXTHDR_GEN_NUM, &gen, sizeof(gen));
-}
-
-/* Called from receive paths, possibly in softirq: nothing here sleeps. */
-int rds_send_pong(struct rds_conn_path *cp, __be16 dport)
-{
-	struct rds_message *rm;
-	int ret;
-
-	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm)
-		return -ENOMEM;
-	/* The answer to a probe tells the prober about us. */
-	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-	    cp->cp_conn->c_trans->t_mp_capable)
-		rds_send_add_hs_exthdrs(cp->cp_conn, &rm->m_inc.i_hdr);
-	ret = rds_send_queue_control(cp, rm, 0, dport);
-	if (!ret)
-		rds_stats_inc(RDS_STAT_SEND_PONG);
-	rds_message_put(rm);
-	return ret;
-}
-
-void rds_send_ping(struct rds_connection *conn, int cp_index)
-{
-	struct rds_conn_path *cp = &conn->c_path[cp_index];
-	struct rds_message *rm;
-	unsigned long flags;
-	bool triggered;
-
-	spin_lock_irqsave(&cp->cp_lock, flags);
-	triggered = conn->c_ping_triggered;
-	conn->c_ping_triggered = true;
-	spin_unlock_irqrestore(&cp->cp_lock, flags);
-	if (triggered)
-		return;
-
-	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm) {
-		WRITE_ONCE(conn->c_ping_triggered, false);
-		return;
-	}
-	rds_send_add_hs_exthdrs(conn, &rm->m_inc.i_hdr);
-	rds_send_queue_control(cp, rm, cpu_to_be16(RDS_FLAG_PROBE_PORT), 0);
-	rds_message_put(rm);
 }
 
 /* ---- sendmsg ---------------------------------------------------------- */
@@ -711,8 +659,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		ret = PTR_ERR(conn);
 		goto put_rm;
 	}
-	rds_cong_resync(conn, dst.port);
-	ret = rds_cong_wait(conn->c_fcong, dst.port, nonblock, rs);
+	ret = rds_cong_wait(conn, dst.port, nonblock, rs);
 	if (ret) {
 		if (ret == -ENOBUFS)
 			WRITE_ONCE(rs->rs_seen_congestion, true);

@@ -70,7 +70,7 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
 	tinc->ti_inc.i_hdr = tc->t_hdr;
 
-	if (RDS_HS_PROBE(be16_to_cpu(tc->t_hdr.h_sport),
+	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
 			 be16_to_cpu(tc->t_hdr.h_dport)))
 		WRITE_ONCE(tc->t_tcn->tcn_sport_idx,
 			   rds_tcp_hdr_has_sport_idx(&tc->t_hdr));
