@@ -98,7 +98,7 @@ struct rds_tcp_connection {
 
 	struct mutex		t_conn_path_lock;	/* see above */
 	struct socket		*t_sock;
-	bool			t_outgoing;	/* t_sock is our connect, not UP */
+	bool			t_outgoing;	/* t_sock is our connect, not accepted */
 	/* accepted, oldest first, each waits for the path to take it */
 	struct socket		*t_parked[RDS_TCP_MAX_PARKED];
 	unsigned int		t_nparked;
