@@ -57,6 +57,7 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONN_CONNECT_ATTEMPTS]	= "conn_connect_attempts",
 	[RDS_STAT_CONN_UP]			= "conn_up",
 	[RDS_STAT_CONG_RESYNC]			= "cong_resync",
+	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
 };
 
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not
