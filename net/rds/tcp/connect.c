@@ -363,7 +363,9 @@ refuse:
 
 /* Binds the client socket to a source port whose low bits are the path
  * index, trying port groups round robin from where the last attempt
- * stopped; falls back to any port.
+ * stopped.  When none is free the connect fails and is tried again after
+ * the reconnect backoff: any other port would make the acceptor, which
+ * believes the low bits, put the connection on another path.
  */
 static int rds_tcp_bind_client(struct rds_tcp_connection *tc,
 			       struct socket *sock, struct sockaddr *addr,
@@ -385,8 +387,7 @@ static int rds_tcp_bind_client(struct rds_tcp_connection *tc,
 		if (ret != -EADDRINUSE)
 			return ret;
 	}
-	*port = 0;
-	return kernel_bind(sock, addr, addrlen);
+	return -EADDRINUSE;
 }
 
 static int rds_tcp_connect_sock(struct rds_tcp_connection *tc)
