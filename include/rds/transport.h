@@ -141,6 +141,11 @@ struct rds_incoming {
 	u64			i_rx_tstamp;	/* ns, 0 when not wanted */
 	u64			i_rx_lat_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
 	rds_rdma_cookie_t	i_rdma_cookie;
+	/* Memory the message holds (truesize of what it pins), set by the
+	 * transport before rds_recv_incoming() and charged to the socket
+	 * that queues it.  0: the transport holds no more than the payload.
+	 */
+	unsigned int		i_truesize;
 };
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,

@@ -5,7 +5,18 @@
  *
  * A socket holding more than its rcvbuf marks its port congested in our
  * congestion map, which tells every peer to stop sending to it; the mark
- * goes when recvmsg() brings it back to rcvbuf or below.
+ * goes when recvmsg() brings it back to rcvbuf or below.  "Holding" counts
+ * twice: the payload queued against rcvbuf (SO_RCVBUF's meaning), and the
+ * memory queued (what the messages pin, i_truesize) against the doubled
+ * sk_rcvbuf, so that many small messages congest as well as few big ones.
+ *
+ * Congestion is advisory: what peers sent before they saw the mark still
+ * comes, and is queued.  A peer that ignores the mark does not stop, and
+ * the memory it makes us hold has to end somewhere: a message that would
+ * take the socket past RDS_RECV_MEM_HARD times sk_rcvbuf is dropped and
+ * counted (recv_drop_rcvbuf).  The transport has acknowledged it, so it is
+ * lost; only a misbehaving peer, or far more senders in flight at once than
+ * the factor allows for, gets there.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -46,6 +57,7 @@ void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
 	inc->i_rx_jiffies = jiffies;
 	inc->i_rx_tstamp = 0;
 	inc->i_rdma_cookie = 0;
+	inc->i_truesize = 0;
 	memset(inc->i_rx_lat_trace, 0, sizeof(inc->i_rx_lat_trace));
 	inc->i_rx_lat_trace[RDS_MSG_RX_HDR_TO_DGRAM_START] = local_clock();
 	/* Whoever frees the message must stay loaded until it has. */
@@ -75,6 +87,21 @@ void rds_inc_put(struct rds_incoming *inc)
 }
 EXPORT_SYMBOL_GPL(rds_inc_put);
 
+#define RDS_RECV_MEM_HARD	16
+
+/* What a queued message costs its socket; stable while it is queued. */
+static u64 rds_recv_charge(const struct rds_incoming *inc)
+{
+	return inc->i_truesize ?:
+	       sizeof(*inc) + be32_to_cpu(inc->i_hdr.h_len);
+}
+
+static bool rds_recv_over_rcvbuf(struct rds_sock *rs)
+{
+	return rs->rs_rcv_bytes > rds_sk_rcvbuf(rs) ||
+	       rs->rs_rcv_mem > READ_ONCE(rds_rs_to_sk(rs)->sk_rcvbuf);
+}
+
 /* Mark (@mark) or clear our port in the congestion map, with rs_recv_lock
  * held so that marks and clears of one socket never reorder.  Returns the
  * map whose change must be announced once the lock is dropped.
@@ -86,7 +113,7 @@ static struct rds_cong_map *rds_recv_cong_update(struct rds_sock *rs,
 
 	lockdep_assert_held(&rs->rs_recv_lock);
 	if (mark) {
-		if (rs->rs_congested || rs->rs_rcv_bytes <= rds_sk_rcvbuf(rs))
+		if (rs->rs_congested || !rds_recv_over_rcvbuf(rs))
 			return NULL;
 		/* The connection holds a reference, so the map is alive. */
 		refcount_inc(&mark->m_ref);
@@ -95,7 +122,7 @@ static struct rds_cong_map *rds_recv_cong_update(struct rds_sock *rs,
 		rds_cong_set_bit(mark, rs->rs_bound.port);
 		return mark;
 	}
-	if (!rs->rs_congested || rs->rs_rcv_bytes > rds_sk_rcvbuf(rs))
+	if (!rs->rs_congested || rds_recv_over_rcvbuf(rs))
 		return NULL;
 	map = rs->rs_cong_map;
 	rs->rs_cong_map = NULL;
@@ -119,9 +146,12 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 {
 	struct sock *sk = rds_rs_to_sk(rs);
 	u32 len = be32_to_cpu(inc->i_hdr.h_len);
+	u64 charge = rds_recv_charge(inc);
 	struct rds_cong_map *marked = NULL;
 	unsigned long flags;
+	u64 hard;
 
+	hard = (u64)READ_ONCE(sk->sk_rcvbuf) * RDS_RECV_MEM_HARD;
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	/* Release sets SOCK_DEAD before it empties the queue for good. */
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -129,10 +159,16 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 		rds_stats_inc(RDS_STAT_RECV_DROP_DEAD_SOCK);
 		return;
 	}
+	if (rs->rs_rcv_mem + charge > hard) {
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		rds_stats_inc(RDS_STAT_RECV_DROP_RCVBUF);
+		return;
+	}
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
 	rds_inc_addref(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += len;
+	rs->rs_rcv_mem += charge;
 	if (conn->c_lcong)
 		marked = rds_recv_cong_update(rs, conn->c_lcong);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
@@ -272,6 +308,7 @@ static bool rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 	}
 	list_del_init(&inc->i_item);
 	rs->rs_rcv_bytes -= len;
+	rs->rs_rcv_mem -= rds_recv_charge(inc);
 	cleared = rds_recv_cong_update(rs, NULL);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 
@@ -291,6 +328,7 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	list_splice_init(&rs->rs_recv_queue, &list);
 	rs->rs_rcv_bytes = 0;
+	rs->rs_rcv_mem = 0;
 	cleared = rds_recv_cong_update(rs, NULL);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 

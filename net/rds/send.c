@@ -462,6 +462,15 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 	return 0;
 }
 
+/* The interface a connection to @dst is tied to: connections to a
+ * link-local address are per link, others are not.
+ */
+static int rds_send_dev_if(const struct rds_send_dest *dst)
+{
+	return ipv6_addr_type(&dst->addr) & IPV6_ADDR_LINKLOCAL ?
+	       dst->scope_id : 0;
+}
+
 /* The connection to @dst, from the socket's cache or a new one. */
 static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 						const struct rds_bind_key *bound,
@@ -476,6 +485,7 @@ static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 	conn = rs->rs_conn;
 	if (conn && ipv6_addr_equal(&conn->c_faddr, &dst->addr) &&
 	    ipv6_addr_equal(&conn->c_laddr, &bound->addr) &&
+	    conn->c_dev_if == rds_send_dev_if(dst) &&
 	    conn->c_tos == tos && !READ_ONCE(conn->c_destroying))
 		rds_conn_get(conn);
 	else
@@ -618,6 +628,10 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 		return -ENOTCONN;
 	if (ipv6_addr_v4mapped(&bound->addr) != ipv6_addr_v4mapped(&dst->addr))
 		return -EAFNOSUPPORT;
+	/* As in-tree: a socket bound on one link sends to no other link. */
+	if (bound->scope_id && rds_send_dev_if(dst) &&
+	    dst->scope_id != bound->scope_id)
+		return -EINVAL;
 	return 0;
 }
 

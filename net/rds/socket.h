@@ -36,7 +36,7 @@ struct rds_bind_key {
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
- *    rs_congested, rs_cong_map and rs_notify_queue.  The bind table lookup
+ *    rs_rcv_mem, rs_congested, rs_cong_map and rs_notify_queue.  The bind table lookup
  *    that precedes queueing runs under RCU; SOCK_DEAD, set by release
  *    before it empties the queue, is tested under rs_recv_lock so nothing
  *    is queued after that.
@@ -71,7 +71,8 @@ struct rds_sock {
 
 	spinlock_t		rs_recv_lock;	/* receive side, see above */
 	struct list_head	rs_recv_queue;
-	u32			rs_rcv_bytes;
+	u64			rs_rcv_bytes;	/* queued payload */
+	u64			rs_rcv_mem;	/* queued memory, see recv.c */
 	bool			rs_congested;	/* our port marked in the map */
 	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
 	struct list_head	rs_notify_queue;
