@@ -506,4 +506,7 @@ module_exit(rds_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("RDS: Reliable Datagram Sockets");
-MODULE_ALIAS_NETPROTO(PF_RDS);
+/* No MODULE_ALIAS_NETPROTO(PF_RDS): socket(AF_RDS) by any user would load
+ * us, and RDS has been a frequent target of local exploits.  Debian's
+ * in-tree rds.ko has no such alias either; README says how to add one.
+ */
