@@ -229,8 +229,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	}
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 
-	if (!list_empty(&rs->rs_recv_queue) ||
-	    !list_empty(&rs->rs_notify_queue))
+	if (!list_empty(&rs->rs_recv_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rds_send_has_room(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -242,6 +241,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 static int rds_set_tos(struct rds_sock *rs, u8 __user *arg)
 {
 	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned long flags;
 	int ret = 0;
 	u8 tos;
 
@@ -251,13 +251,13 @@ static int rds_set_tos(struct rds_sock *rs, u8 __user *arg)
 	/* TCP carries every TOS on one connection: it has no TOS of its own. */
 	if (rs->rs_transport && rs->rs_transport->t_type == RDS_TRANS_TCP)
 		tos = 0;
-	spin_lock_bh(&rs->rs_lock);
+	spin_lock_irqsave(&rs->rs_lock, flags);
 	/* Messages already went out on the old TOS's connection. */
 	if (rs->rs_tos || rs->rs_conn)
 		ret = -EINVAL;
 	else
 		rs->rs_tos = tos;
-	spin_unlock_bh(&rs->rs_lock);
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
 	release_sock(sk);
 	return ret;
 }
@@ -310,7 +310,6 @@ static void rds_sock_init(struct rds_sock *rs)
 	INIT_LIST_HEAD(&rs->rs_cong_item);
 	spin_lock_init(&rs->rs_recv_lock);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
-	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	INIT_LIST_HEAD(&rs->rs_item);
 }
 

@@ -291,7 +291,7 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 static bool rds_recv_ready(struct rds_sock *rs)
 {
 	return !list_empty(&rs->rs_recv_queue) ||
-	       !list_empty(&rs->rs_notify_queue) || READ_ONCE(rs->rs_cong_notify);
+	       READ_ONCE(rs->rs_cong_notify);
 }
 
 /* RDS_CONG_MONITOR: report the ports that opened up since the last call.

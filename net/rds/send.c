@@ -166,7 +166,6 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		if (daddr && (!ipv6_addr_equal(&rm->m_daddr, daddr) ||
 			      rm->m_inc.i_hdr.h_dport != dport))
 			continue;
-		set_bit(RDS_MSG_CANCELED, &rm->m_flags);
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &list);
 		rs->rs_snd_bytes -= rm->m_len;
@@ -336,7 +335,11 @@ restart:
 	switch (ret) {
 	case RDS_XMIT_EMPTY:
 		rds_stats_inc(RDS_STAT_SEND_QUEUE_EMPTY);
-		if (rds_send_pending(cp) && sent < RDS_SEND_BATCH)
+		if (!rds_send_pending(cp))
+			return 0;
+		/* Queued while we sent: its sender left it to us. */
+		rds_stats_inc(RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		if (sent < RDS_SEND_BATCH)
 			goto restart;
 		return 0;
 	case 0:		/* a full batch: let others run */
