@@ -115,6 +115,7 @@ struct rds_conn_path;
 struct rds_connection;
 struct rds_transport;
 struct rds_sock;
+struct rds_zcopy;
 
 /*
  * A received message, from the moment a transport has its whole header until
@@ -186,6 +187,7 @@ struct rds_message {
 	unsigned int		m_nents;
 	struct scatterlist	*m_sg;
 	rds_rdma_cookie_t	m_rdma_cookie;
+	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
 };
 
 void rds_message_addref(struct rds_message *rm);

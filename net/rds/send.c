@@ -500,9 +500,13 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* No control message of ours is supported without an RDMA transport. */
-static int rds_send_check_cmsgs(struct msghdr *msg)
+/* Of our control messages only the zerocopy cookie is supported without
+ * an RDMA transport.  As in-tree: MSG_ZEROCOPY needs a cookie, and a
+ * cookie needs a zerocopy send (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
+ */
+static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 {
+	bool have_cookie = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -510,11 +514,38 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
-		/* We always copy; a zerocopy cookie has nothing to name. */
 		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
 			return -EINVAL;
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
+			return -EINVAL;
+		memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
+		have_cookie = true;
 	}
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
+		return -EINVAL;
 	return 0;
+}
+
+/* The message to send, its payload copied or (zerocopy) pinned. */
+static struct rds_message *rds_send_build(struct rds_sock *rs,
+					  struct msghdr *msg, size_t len,
+					  bool zcopy, u32 cookie)
+{
+	struct rds_message *rm;
+	int ret;
+
+	if (zcopy)
+		return rds_message_zcopy_from_user(rs, &msg->msg_iter, cookie);
+	rm = rds_message_alloc(len, GFP_KERNEL);
+	if (!rm)
+		return ERR_PTR(-ENOMEM);
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret) {
+		rds_message_put(rm);
+		return ERR_PTR(ret);
+	}
+	rds_stats_add(RDS_STAT_COPY_FROM_USER, len);
+	return rm;
 }
 
 /* The connection to @dst, from the socket's cache or a new one. */
@@ -680,12 +711,15 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 {
 	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		     sock_flag(sock->sk, SOCK_ZEROCOPY);
 	struct rds_connection *conn;
 	struct rds_transport *trans;
 	struct rds_bind_key bound;
 	struct rds_send_dest dst;
 	struct rds_conn_path *cp;
 	struct rds_message *rm;
+	u32 cookie = 0;
 	u8 tos;
 	int ret;
 
@@ -696,17 +730,16 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return ret;
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
-	ret = rds_send_check_cmsgs(msg);
+	/* As in-tree: loopback copies anyway, so it refuses to pretend. */
+	if (zcopy && trans->t_type != RDS_TRANS_TCP)
+		return -EOPNOTSUPP;
+	ret = rds_send_parse_cmsgs(msg, zcopy, &cookie);
 	if (ret)
 		return ret;
 
-	rm = rds_message_alloc(payload_len, GFP_KERNEL);
-	if (!rm)
-		return -ENOMEM;
-	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
-	if (ret)
-		goto put_rm;
-	rds_stats_add(RDS_STAT_COPY_FROM_USER, payload_len);
+	rm = rds_send_build(rs, msg, payload_len, zcopy, cookie);
+	if (IS_ERR(rm))
+		return PTR_ERR(rm);
 	rm->m_daddr = dst.addr;
 
 	conn = rds_send_get_conn(rs, &bound, &dst, trans, tos);
@@ -727,6 +760,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		goto put_conn;
 	rds_stats_inc(RDS_STAT_SEND_QUEUED);
+	/* Before our put below: the message cannot be freed earlier. */
+	if (rm->m_zcopy)
+		rm->m_zcopy->z_sent = true;
 	rds_send_kick(cp, true);
 	ret = payload_len;
 put_conn:

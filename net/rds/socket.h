@@ -37,10 +37,11 @@ struct rds_bind_key {
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
- *    rs_congested and rs_cong_map.  The bind table lookup that precedes
- *    queueing runs under RCU; SOCK_DEAD, set by release before it empties
- *    the queue, is tested under rs_recv_lock so nothing is queued after
- *    that.
+ *    rs_congested, rs_cong_map and rs_zcopy_queue (the completions of
+ *    MSG_ZEROCOPY sends, reported by recvmsg).  The bind table lookup
+ *    that precedes queueing runs under RCU; SOCK_DEAD, set by release
+ *    before it empties the queues, is tested under rs_recv_lock so
+ *    nothing is queued after that.
  *  - rs_bound is written under lock_sock() before the socket enters the
  *    bind table and cleared after it left.
  *  - rs_transport holds a reference on t_owner, taken at bind or
@@ -75,6 +76,7 @@ struct rds_sock {
 	u32			rs_rcv_bytes;
 	bool			rs_congested;	/* our port marked in the map */
 	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
+	struct list_head	rs_zcopy_queue;	/* struct rds_zcopy, sent */
 
 	bool			rs_recverr;
 	u8			rs_tos;
