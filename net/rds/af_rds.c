@@ -91,9 +91,12 @@ static bool rds_ipv4_unicast(__be32 addr)
 	return addr != htonl(INADDR_BROADCAST) && !ipv4_is_multicast(addr);
 }
 
-/* connect() only records the default destination: RDS has no handshake. */
-static int rds_connect_parse(const struct sockaddr *uaddr, int addr_len,
-			     struct in6_addr *addr, __be16 *port)
+/* connect() only records the default destination: RDS has no handshake.
+ * A link-local one needs a scope id, the bound one if the socket has one.
+ */
+static int rds_connect_parse(const struct rds_sock *rs,
+			     const struct sockaddr *uaddr, int addr_len,
+			     struct in6_addr *addr, __be16 *port, u32 *scope_id)
 {
 	const struct sockaddr_in6 *sin6;
 	const struct sockaddr_in *sin;
@@ -127,6 +130,13 @@ static int rds_connect_parse(const struct sockaddr *uaddr, int addr_len,
 			if (v4 == htonl(INADDR_ANY) || !rds_ipv4_unicast(v4))
 				return -EPROTOTYPE;
 		}
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!sin6->sin6_scope_id ||
+			    (rds_sock_bound(rs) && rs->rs_bound.scope_id &&
+			     sin6->sin6_scope_id != rs->rs_bound.scope_id))
+				return -EINVAL;
+			*scope_id = sin6->sin6_scope_id;
+		}
 		*addr = sin6->sin6_addr;
 		*port = sin6->sin6_port;
 		return 0;
@@ -141,17 +151,19 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr,
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
 	struct in6_addr addr;
+	u32 scope_id = 0;
 	__be16 port;
 	int ret;
 
-	ret = rds_connect_parse(uaddr, addr_len, &addr, &port);
-	if (ret)
-		return ret;
 	lock_sock(sk);
-	rs->rs_conn_addr = addr;
-	rs->rs_conn_port = port;
+	ret = rds_connect_parse(rs, uaddr, addr_len, &addr, &port, &scope_id);
+	if (!ret) {
+		rs->rs_conn_addr = addr;
+		rs->rs_conn_port = port;
+		rs->rs_conn_scope_id = scope_id;
+	}
 	release_sock(sk);
-	return 0;
+	return ret;
 }
 
 /* Fills @uaddr with @addr:@port in the family it was given in. */
@@ -322,10 +334,9 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	struct rds_sock *rs;
 	struct sock *sk;
 
-	if (sock->type != SOCK_SEQPACKET)
+	/* In-tree's errno for a protocol too, not EPROTONOSUPPORT. */
+	if (sock->type != SOCK_SEQPACKET || protocol)
 		return -ESOCKTNOSUPPORT;
-	if (protocol)
-		return -EPROTONOSUPPORT;
 
 	sk = sk_alloc(net, AF_RDS, GFP_KERNEL, &rds_proto, kern);
 	if (!sk)

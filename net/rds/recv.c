@@ -532,7 +532,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	int ret;
 
 	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
+		return 0;	/* in-tree: nothing, and no error */
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
@@ -560,8 +560,9 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 							rds_recv_ready(rs), left);
 		if (left < 0)
 			return sock_intr_errno(timeo);
+		/* In-tree's errno when SO_RCVTIMEO runs out. */
 		if (!left && !rds_recv_ready(rs))
-			return -EAGAIN;
+			return -ETIMEDOUT;
 	}
 }
 

@@ -27,7 +27,8 @@
 /* Messages one call of rds_send_xmit() sends before it yields to the work. */
 #define RDS_SEND_BATCH		64
 
-#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY | MSG_NOSIGNAL)
+/* In-tree's set: anything else, MSG_NOSIGNAL included, is EOPNOTSUPP. */
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
 /* rds_send_xmit_one(): the path has nothing more to send. */
 #define RDS_XMIT_EMPTY		1
@@ -506,7 +507,7 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
  */
 static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 {
-	bool have_cookie = false;
+	bool have_cookie = false, map = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -514,6 +515,11 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
+		/* In-tree asks the transport to map it: none of ours can. */
+		if (cmsg->cmsg_type == RDS_CMSG_RDMA_MAP) {
+			map = true;
+			continue;
+		}
 		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
 			return -EINVAL;
 		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
@@ -523,7 +529,7 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 	}
 	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
 		return -EINVAL;
-	return 0;
+	return map ? -EOPNOTSUPP : 0;
 }
 
 /* The message to send, its payload copied or (zerocopy) pinned. */
@@ -694,7 +700,7 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (!msg->msg_namelen) {
 		dst->addr = rs->rs_conn_addr;
 		dst->port = rs->rs_conn_port;
-		dst->scope_id = rs->rs_bound.scope_id;
+		dst->scope_id = rs->rs_conn_scope_id ?: rs->rs_bound.scope_id;
 	}
 	*trans = rs->rs_transport;
 	*tos = rs->rs_tos;
@@ -703,7 +709,7 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (ipv6_addr_any(&bound->addr) || ipv6_addr_any(&dst->addr) || !*trans)
 		return -ENOTCONN;
 	if (ipv6_addr_v4mapped(&bound->addr) != ipv6_addr_v4mapped(&dst->addr))
-		return -EAFNOSUPPORT;
+		return -EOPNOTSUPP;	/* in-tree's errno */
 	return 0;
 }
 

@@ -57,6 +57,7 @@ struct rds_sock {
 	struct rds_bind_key	rs_bound;	/* addr any: not bound */
 	struct in6_addr		rs_conn_addr;	/* connect() destination */
 	__be16			rs_conn_port;
+	u32			rs_conn_scope_id; /* link-local rs_conn_addr */
 	struct rds_transport	*rs_transport;
 	struct rds_connection	*rs_conn;
 

@@ -8,6 +8,11 @@
 # so a request can only load ours or fail.
 #
 #   modprobe_wrap_start     install the wrapper (needs our modules built)
+#   modprobe_wrap_start --intree
+#                           for the in-tree stack: requests go to the real
+#                           modprobe, but rds_rdma is refused as if absent
+#                           (ours has no rds_rdma yet; RDS over IB is no
+#                           concern of these tests)
 #   modprobe_wrap_log       the requests so far, one "ARGS" line each
 #   modprobe_wrap_stop      put the real modprobe back
 #
@@ -17,19 +22,29 @@ WRAP_DIR=/tmp/rds-modprobe
 WRAP_SAVED=
 
 modprobe_wrap_start() {
-	local kver tree
+	local kver tree real
 	kver=$(uname -r)
 	tree=$WRAP_DIR/root/lib/modules/$kver
+	real=$(command -v modprobe)
 	rm -rf "$WRAP_DIR"
 	mkdir -p "$tree/extra" || return 1
-	cp "$RDS_MODDIR"/*.ko "$tree/extra/" || return 1
-	depmod -b "$WRAP_DIR/root" "$kver" 2>/dev/null || return 1
 	: >"$WRAP_DIR/log"
-	cat >"$WRAP_DIR/modprobe" <<-WRAPPER
-	#!/bin/sh
-	echo "\$*" >>$WRAP_DIR/log
-	exec $(command -v modprobe) -d $WRAP_DIR/root "\$@"
-	WRAPPER
+	if [ "${1:-}" = --intree ]; then
+		cat >"$WRAP_DIR/modprobe" <<-WRAPPER
+		#!/bin/sh
+		echo "\$*" >>$WRAP_DIR/log
+		case " \$* " in *" rds_rdma "*) exit 1 ;; esac
+		exec $real "\$@"
+		WRAPPER
+	else
+		cp "$RDS_MODDIR"/*.ko "$tree/extra/" || return 1
+		depmod -b "$WRAP_DIR/root" "$kver" 2>/dev/null || return 1
+		cat >"$WRAP_DIR/modprobe" <<-WRAPPER
+		#!/bin/sh
+		echo "\$*" >>$WRAP_DIR/log
+		exec $real -d $WRAP_DIR/root "\$@"
+		WRAPPER
+	fi
 	chmod +x "$WRAP_DIR/modprobe" || return 1
 	WRAP_SAVED=$(cat /proc/sys/kernel/modprobe)
 	echo "$WRAP_DIR/modprobe" >/proc/sys/kernel/modprobe

@@ -7,6 +7,7 @@
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../abi/sysctl_lib.sh"
+. "$(dirname "$0")/../abi/modprobe_lib.sh"
 
 # ping NOPONG: ping 127.0.0.1 port 0; expect a pong, or none with NOPONG=1.
 ping_lo() {
@@ -37,7 +38,10 @@ if ! rds_load; then
 	ktap_fail "load rds.ko"
 	ktap_finished
 fi
+# SO_RDS_TRANSPORT asks for rds_rdma: only our modules may answer.
+modprobe_wrap_start || ktap_fail "install the modprobe wrapper"
 ktap_test "socket API errnos and calls (rds_sock_api)" "$BIN/rds_sock_api"
+modprobe_wrap_stop
 ktap_test "loopback traffic (rds_sock_msgs)" "$BIN/rds_sock_msgs"
 ktap_test "sysctls have their defaults" sysctl_defaults
 ktap_test "sysctls take valid values" sysctl_writes
