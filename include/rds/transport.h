@@ -115,6 +115,7 @@ struct rds_conn_path;
 struct rds_connection;
 struct rds_transport;
 struct rds_sock;
+struct rds_zcopy;
 
 /*
  * A received message, from the moment a transport has its whole header until
@@ -159,7 +160,6 @@ enum {
 	RDS_MSG_ON_CONN,	/* on cp_send_queue or cp_retrans */
 	RDS_MSG_RETRANSMITTED,	/* sent at least once on this path */
 	RDS_MSG_ACK_REQUIRED,
-	RDS_MSG_CANCELED,	/* RDS_CANCEL_SENT_TO or socket close */
 	RDS_MSG_CONTROL,	/* a pong or probe, no socket: cp_ctl_queued */
 };
 
@@ -193,6 +193,7 @@ struct rds_message {
 	unsigned int		m_nents;
 	struct scatterlist	*m_sg;
 	rds_rdma_cookie_t	m_rdma_cookie;
+	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
 };
 
 void rds_message_addref(struct rds_message *rm);
@@ -218,7 +219,6 @@ enum rds_path_state {
 	RDS_CONN_CONNECTING,
 	RDS_CONN_DISCONNECTING,
 	RDS_CONN_UP,
-	RDS_CONN_RESETTING,
 	RDS_CONN_ERROR,
 };
 
@@ -492,12 +492,17 @@ struct rds_transport {
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 	/*
-	 * RDS_INFO_COUNTERS tail; copies its counters only when all fit in
-	 * @avail (a count of counters); returns the number it has.
+	 * RDS_INFO_COUNTERS tail: copies all its counters (rds_info_copy()
+	 * drops what the user's buffer has no room for; @avail says how many
+	 * still fit) and returns how many it has, so that the caller can
+	 * report the size the whole table needs.
 	 */
 	unsigned int (*stats_info_copy)(struct rds_info_iterator *iter,
 					unsigned int avail);
-	/* Per-connection text for rds-info: flags for RDS_INFO_CONNECTIONS. */
+	/* True once the transport's module is unloading.  The generic layer
+	 * does not call it (RDS_DESTROY_PENDING stops new work); a transport
+	 * checks its own flag where it accepts connections.
+	 */
 	bool (*t_unloading)(struct rds_connection *conn);
 };
 

@@ -20,7 +20,6 @@ static const char * const rds_path_state_names[] = {
 	[RDS_CONN_CONNECTING]		= "connecting",
 	[RDS_CONN_DISCONNECTING]	= "disconnecting",
 	[RDS_CONN_UP]			= "up",
-	[RDS_CONN_RESETTING]		= "resetting",
 	[RDS_CONN_ERROR]		= "error",
 };
 

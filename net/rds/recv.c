@@ -36,6 +36,7 @@
 #include "connection.h"
 #include "control.h"
 #include "send.h"
+#include "message.h"
 
 /* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
  * ns: i_rx_lat_trace[HDR_TO_DGRAM_START] when the transport started the
@@ -321,12 +322,15 @@ static bool rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 void rds_clear_recv_queue(struct rds_sock *rs)
 {
 	struct rds_incoming *inc, *tmp;
+	struct rds_zcopy *z, *ztmp;
 	struct rds_cong_map *cleared;
 	unsigned long flags;
+	LIST_HEAD(zlist);
 	LIST_HEAD(list);
 
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	list_splice_init(&rs->rs_recv_queue, &list);
+	list_splice_init(&rs->rs_zcopy_queue, &zlist);
 	rs->rs_rcv_bytes = 0;
 	rs->rs_rcv_mem = 0;
 	cleared = rds_recv_cong_update(rs, NULL);
@@ -337,12 +341,76 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 		list_del_init(&inc->i_item);
 		rds_inc_put(inc);
 	}
+	list_for_each_entry_safe(z, ztmp, &zlist, z_item)
+		kfree(z);
+}
+
+/* ---- MSG_ZEROCOPY completions ----------------------------------------- */
+
+void rds_recv_zcopy_done(struct rds_zcopy *z)
+{
+	struct rds_sock *rs = z->z_rs;
+	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	if (!sock_flag(sk, SOCK_DEAD)) {
+		list_add_tail(&z->z_item, &rs->rs_zcopy_queue);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	if (queued)
+		rds_wake_sk_sleep(rs);
+	else
+		kfree(z);
+	sock_put(sk);
+}
+
+/* As in-tree: with SO_ZEROCOPY set and room in the control buffer, up to
+ * RDS_MAX_ZCOOKIES completed cookies ride along as one
+ * RDS_CMSG_ZCOPY_COMPLETION.  Returns true when it reported some.
+ */
+static bool rds_recv_zcopy_cookies(struct rds_sock *rs, struct msghdr *msg)
+{
+	struct rds_zcopy_cookies done = { };
+	struct rds_zcopy *z, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	if (!msg->msg_control || !sock_flag(rds_rs_to_sk(rs), SOCK_ZEROCOPY) ||
+	    msg->msg_controllen < CMSG_SPACE(sizeof(done)) ||
+	    list_empty_careful(&rs->rs_zcopy_queue))
+		return false;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	list_for_each_entry_safe(z, tmp, &rs->rs_zcopy_queue, z_item) {
+		if (done.num == RDS_MAX_ZCOOKIES)
+			break;
+		done.cookies[done.num++] = z->z_cookie;
+		list_move_tail(&z->z_item, &list);
+	}
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	if (!done.num)
+		return false;
+
+	if (put_cmsg(msg, SOL_RDS, RDS_CMSG_ZCOPY_COMPLETION, sizeof(done),
+		     &done)) {
+		/* Not reported: they stay first in line. */
+		spin_lock_irqsave(&rs->rs_recv_lock, flags);
+		list_splice(&list, &rs->rs_zcopy_queue);
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		return false;
+	}
+	list_for_each_entry_safe(z, tmp, &list, z_item)
+		kfree(z);
+	return true;
 }
 
 static bool rds_recv_ready(struct rds_sock *rs)
 {
 	return !list_empty(&rs->rs_recv_queue) ||
-	       !list_empty(&rs->rs_notify_queue) || READ_ONCE(rs->rs_cong_notify);
+	       READ_ONCE(rs->rs_cong_notify);
 }
 
 /* RDS_CONG_MONITOR: report the ports that opened up since the last call.
@@ -498,6 +566,8 @@ static int rds_recv_one(struct rds_sock *rs, struct rds_incoming *inc,
 	copied = rds_recv_cmsgs(rs, inc, msg);
 	if (copied)
 		ret = copied;
+	else
+		rds_recv_zcopy_cookies(rs, msg);
 out_put:
 	rds_inc_put(inc);
 	return ret;
@@ -513,7 +583,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	int ret;
 
 	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
+		return 0;	/* in-tree: nothing, and no error */
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
@@ -533,13 +603,17 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			continue;
 		}
 		if (!left)
-			return -EAGAIN;
+			/* In-tree reports completions when there is no data
+			 * and the caller would not wait, never as a wake-up.
+			 */
+			return rds_recv_zcopy_cookies(rs, msg) ? 0 : -EAGAIN;
 		left = wait_event_interruptible_timeout(*sk_sleep(sk),
 							rds_recv_ready(rs), left);
 		if (left < 0)
 			return sock_intr_errno(timeo);
+		/* In-tree's errno when SO_RCVTIMEO runs out. */
 		if (!left && !rds_recv_ready(rs))
-			return -EAGAIN;
+			return -ETIMEDOUT;
 	}
 }
 

@@ -28,7 +28,8 @@
 /* Messages one call of rds_send_xmit() sends before it yields to the work. */
 #define RDS_SEND_BATCH		64
 
-#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY | MSG_NOSIGNAL)
+/* In-tree's set: anything else, MSG_NOSIGNAL included, is EOPNOTSUPP. */
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
 /* rds_send_xmit_one(): the path has nothing more to send. */
 #define RDS_XMIT_EMPTY		1
@@ -170,7 +171,6 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		if (daddr && (!ipv6_addr_equal(&rm->m_daddr, daddr) ||
 			      rm->m_inc.i_hdr.h_dport != dport))
 			continue;
-		set_bit(RDS_MSG_CANCELED, &rm->m_flags);
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &list);
 		rs->rs_snd_bytes -= rm->m_len;
@@ -340,7 +340,11 @@ restart:
 	switch (ret) {
 	case RDS_XMIT_EMPTY:
 		rds_stats_inc(RDS_STAT_SEND_QUEUE_EMPTY);
-		if (rds_send_pending(cp) && sent < RDS_SEND_BATCH)
+		if (!rds_send_pending(cp))
+			return 0;
+		/* Queued while we sent: its sender left it to us. */
+		rds_stats_inc(RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		if (sent < RDS_SEND_BATCH)
 			goto restart;
 		return 0;
 	case 0:		/* a full batch: let others run */
@@ -445,9 +449,13 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* No control message of ours is supported without an RDMA transport. */
-static int rds_send_check_cmsgs(struct msghdr *msg)
+/* Of our control messages only the zerocopy cookie is supported without
+ * an RDMA transport.  As in-tree: MSG_ZEROCOPY needs a cookie, and a
+ * cookie needs a zerocopy send (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
+ */
+static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 {
+	bool have_cookie = false, map = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -455,11 +463,43 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
-		/* We always copy; a zerocopy cookie has nothing to name. */
+		/* In-tree asks the transport to map it: none of ours can. */
+		if (cmsg->cmsg_type == RDS_CMSG_RDMA_MAP) {
+			map = true;
+			continue;
+		}
 		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
 			return -EINVAL;
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
+			return -EINVAL;
+		memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
+		have_cookie = true;
 	}
-	return 0;
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
+		return -EINVAL;
+	return map ? -EOPNOTSUPP : 0;
+}
+
+/* The message to send, its payload copied or (zerocopy) pinned. */
+static struct rds_message *rds_send_build(struct rds_sock *rs,
+					  struct msghdr *msg, size_t len,
+					  bool zcopy, u32 cookie)
+{
+	struct rds_message *rm;
+	int ret;
+
+	if (zcopy)
+		return rds_message_zcopy_from_user(rs, &msg->msg_iter, cookie);
+	rm = rds_message_alloc(len, GFP_KERNEL);
+	if (!rm)
+		return ERR_PTR(-ENOMEM);
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret) {
+		rds_message_put(rm);
+		return ERR_PTR(ret);
+	}
+	rds_stats_add(RDS_STAT_COPY_FROM_USER, len);
+	return rm;
 }
 
 /* The interface a connection to @dst is tied to: connections to a
@@ -618,7 +658,7 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (!msg->msg_namelen) {
 		dst->addr = rs->rs_conn_addr;
 		dst->port = rs->rs_conn_port;
-		dst->scope_id = rs->rs_bound.scope_id;
+		dst->scope_id = rs->rs_conn_scope_id ?: rs->rs_bound.scope_id;
 	}
 	*trans = rs->rs_transport;
 	*tos = rs->rs_tos;
@@ -627,7 +667,7 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (ipv6_addr_any(&bound->addr) || ipv6_addr_any(&dst->addr) || !*trans)
 		return -ENOTCONN;
 	if (ipv6_addr_v4mapped(&bound->addr) != ipv6_addr_v4mapped(&dst->addr))
-		return -EAFNOSUPPORT;
+		return -EOPNOTSUPP;	/* in-tree's errno */
 	/* As in-tree: a socket bound on one link sends to no other link. */
 	if (bound->scope_id && rds_send_dev_if(dst) &&
 	    dst->scope_id != bound->scope_id)
@@ -639,12 +679,15 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 {
 	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		     sock_flag(sock->sk, SOCK_ZEROCOPY);
 	struct rds_connection *conn;
 	struct rds_transport *trans;
 	struct rds_bind_key bound;
 	struct rds_send_dest dst;
 	struct rds_conn_path *cp;
 	struct rds_message *rm;
+	u32 cookie = 0;
 	u8 tos;
 	int ret;
 
@@ -655,17 +698,16 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return ret;
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
-	ret = rds_send_check_cmsgs(msg);
+	/* As in-tree: loopback copies anyway, so it refuses to pretend. */
+	if (zcopy && trans->t_type != RDS_TRANS_TCP)
+		return -EOPNOTSUPP;
+	ret = rds_send_parse_cmsgs(msg, zcopy, &cookie);
 	if (ret)
 		return ret;
 
-	rm = rds_message_alloc(payload_len, GFP_KERNEL);
-	if (!rm)
-		return -ENOMEM;
-	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
-	if (ret)
-		goto put_rm;
-	rds_stats_add(RDS_STAT_COPY_FROM_USER, payload_len);
+	rm = rds_send_build(rs, msg, payload_len, zcopy, cookie);
+	if (IS_ERR(rm))
+		return PTR_ERR(rm);
 	rm->m_daddr = dst.addr;
 
 	conn = rds_send_get_conn(rs, &bound, &dst, trans, tos);
@@ -685,6 +727,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		goto put_conn;
 	rds_stats_inc(RDS_STAT_SEND_QUEUED);
+	/* Before our put below: the message cannot be freed earlier. */
+	if (rm->m_zcopy)
+		rm->m_zcopy->z_sent = true;
 	rds_send_kick(cp, true);
 	ret = payload_len;
 put_conn:
