@@ -9,6 +9,8 @@
 #   rds_rawpeer.py flood SRC DST COUNT HOLD    pings, never reading our socket
 #   rds_rawpeer.py csum SRC DST DPORT          bad, zero and good checksums
 #   rds_rawpeer.py forge SRC DST               probe, then a forged 1 -> 0
+#   rds_rawpeer.py forge-sportidx SRC DST      the same after a probe with
+#                                              SPORT_IDX, then path 0 again
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #
 # Exit status 0 when the scenario ran; what the other side did is printed
@@ -24,6 +26,7 @@ HDR = struct.Struct(">QQIHHBB4sH16s")	# struct rds_header, 48 bytes
 FLAG_CONG_BITMAP = 0x01
 EXT_NPATHS = 5
 EXT_GEN_NUM = 6
+EXT_SPORT_IDX = 8
 CONG_MAP_BYTES = 65536 // 8
 
 
@@ -52,9 +55,10 @@ def probe_ext(npaths=8, gen=0x1234):
 		struct.pack(">BI", EXT_GEN_NUM, gen))
 
 
-def connect(src, dst):
+def connect(src, dst, sport=0):
 	s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-	s.bind((src, 0))
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	s.bind((src, sport))
 	s.connect((dst, RDS_TCP_PORT))
 	return s
 
@@ -153,6 +157,34 @@ def forge(src, dst):
 	return 0 if ok else 1
 
 
+def forge_sportidx(src, dst):
+	"""A probe that says our source ports carry path indexes, then a forged
+	1 -> 0 without extension headers, then a second connection from a port
+	of path 0's group while path 0 is up. An acceptor that still believes
+	the probe parks that socket until path 0 is free (tcp_accept_parked);
+	one the forgery fooled takes it as a legacy peer's next path.
+	"""
+	p0 = connect(src, dst, 40000)
+	p0.sendall(header(1, 1, 0, ext=probe_ext() +
+			  struct.pack(">BB", EXT_SPORT_IDX, 0)))
+	stop = threading.Event()
+	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
+	t.start()
+	time.sleep(1)
+	body = b"forged"
+	p0.sendall(header(2, 1, 0, len(body)) + body)
+	print("forged 1 -> 0 sent", flush=True)
+	time.sleep(1)
+	p1 = connect(src, dst, 40008)
+	print("second connection from port 40008 (path 0's group)", flush=True)
+	time.sleep(1)
+	p1.close()
+	stop.set()
+	t.join()
+	p0.close()
+	return 0
+
+
 def cong_map(port):
 	bits = bytearray(CONG_MAP_BYTES)
 	if port is not None:
@@ -203,6 +235,8 @@ def main(argv):
 		csum_case(argv[2], argv[3], int(argv[4]))
 	elif cmd == "forge":
 		return forge(argv[2], argv[3])
+	elif cmd == "forge-sportidx":
+		return forge_sportidx(argv[2], argv[3])
 	elif cmd == "stale":
 		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
 	else:

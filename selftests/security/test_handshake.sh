@@ -4,7 +4,8 @@
 # The multipath handshake cannot be forged: no socket may bind the probe
 # port 1 (EINVAL, as in-tree), and a 1 -> 0 message without the probe's
 # extension headers leaves the peer's path count alone, so the peer still
-# accepts our other paths.
+# accepts our other paths, and leaves alone what the real probe said about
+# source ports carrying path indexes.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -30,12 +31,24 @@ expect_bind() {
 	[ "$got" = "$4" ]
 }
 
-ktap_plan 4
+# forged_sportidx: after the forgery a connection of path 0's port group
+# must still be held for path 0 (parked), not taken as another path.
+forged_sportidx() {
+	local before after
+	before=$(counter tcp_accept_parked)
+	rawpeer forge-sportidx || return 1
+	after=$(counter tcp_accept_parked)
+	echo "tcp_accept_parked: $before -> $after"
+	[ "$after" -gt "$before" ]
+}
+
+ktap_plan 5
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
 ktap_test "bind to port 2 works" expect_bind $B $B4 2 ok
 ktap_test "a forged 1 -> 0 leaves the path count: second path accepted" \
 	rawpeer forge
+ktap_test "a forged 1 -> 0 leaves the source-port path mapping" forged_sportidx
 cleanup_netns
 ktap_finished

@@ -28,31 +28,31 @@ struct rds_tcp_read_ctx {
 	size_t				delivered;
 };
 
-/* Payload sizes of the extension header types in-tree RDS knows. */
-static const u8 rds_tcp_exthdr_size[__RDS_EXTHDR_MAX] = {
-	[RDS_EXTHDR_VERSION]		= 4,
-	[RDS_EXTHDR_RDMA]		= 4,
-	[RDS_EXTHDR_RDMA_DEST]		= 8,
-	[RDS_EXTHDR_NPATHS]		= 2,
-	[RDS_EXTHDR_GEN_NUM]		= 4,
-	[RDS_EXTHDR_SPORT_IDX]	= 1,
-};
-
-/* Whether a probe or pong says the peer encodes path indexes in ports. */
-static bool rds_tcp_hdr_has_sport_idx(const struct rds_header *hdr)
+/* Whether @hdr, a probe or pong by its ports, is a handshake (it carries
+ * the path count, as the generic layer requires) and whether it then says
+ * the peer encodes path indexes in source ports.  A message that only has
+ * the ports of one changes nothing: any local user of a peer could send it.
+ */
+static bool rds_tcp_hdr_handshake(const struct rds_header *hdr,
+				  bool *sport_idx)
 {
-	unsigned int pos = 0, type;
+	unsigned int pos = 0, len;
+	bool npaths = false;
+	u8 buf[8];
+	int type;
 
-	while (pos < RDS_HEADER_EXT_SPACE) {
-		type = hdr->h_exthdr[pos++];
-		if (type == RDS_EXTHDR_SPORT_IDX)
-			return true;
-		if (type == RDS_EXTHDR_NONE || type >= __RDS_EXTHDR_MAX ||
-		    !rds_tcp_exthdr_size[type])
+	*sport_idx = false;
+	for (;;) {
+		len = sizeof(buf);
+		type = rds_message_next_extension(hdr, &pos, buf, &len);
+		if (type == RDS_EXTHDR_NONE)
 			break;
-		pos += rds_tcp_exthdr_size[type];
+		if (type == RDS_EXTHDR_NPATHS)
+			npaths = true;
+		else if (type == RDS_EXTHDR_SPORT_IDX)
+			*sport_idx = true;
 	}
-	return false;
+	return npaths;
 }
 
 void rds_tcp_reasm_reset(struct rds_tcp_connection *tc)
@@ -70,6 +70,7 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	struct rds_conn_path *cp = tc->t_cpath;
 	struct rds_tcp_incoming *tinc;
 	u32 len = be32_to_cpu(tc->t_hdr.h_len);
+	bool sport_idx;
 
 	if (len > RDS_MAX_MSG_SIZE)
 		return -EPROTO;
@@ -82,9 +83,9 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	tinc->ti_inc.i_truesize = sizeof(*tinc);
 
 	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
-			 be16_to_cpu(tc->t_hdr.h_dport)))
-		WRITE_ONCE(tc->t_tcn->tcn_sport_idx,
-			   rds_tcp_hdr_has_sport_idx(&tc->t_hdr));
+			 be16_to_cpu(tc->t_hdr.h_dport)) &&
+	    rds_tcp_hdr_handshake(&tc->t_hdr, &sport_idx))
+		WRITE_ONCE(tc->t_tcn->tcn_sport_idx, sport_idx);
 
 	tc->t_tinc = tinc;
 	tc->t_data_rem = len;
