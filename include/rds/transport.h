@@ -305,13 +305,15 @@ struct rds_connection {
 	struct rds_cong_map	*c_lcong;	/* our map for laddr */
 	struct rds_cong_map	*c_fcong;	/* the peer's map for faddr */
 	unsigned long		c_map_queued;	/* bit 0: send c_lcong */
-	/* When c_fcong last arrived or was asked for again, and bit 0 of
-	 * c_fcong_suspect: it came on a path other than 0, where a newer map
-	 * may have overtaken it.  Clearing the bit claims the one resync that
-	 * allows (see rds_cong_resync()).
+	/* When c_fcong last arrived or was asked for again; whether the peer
+	 * ever sent it on a path other than 0 (then any of its maps may have
+	 * been overtaken by a newer one); and how long a congested port must
+	 * now go without news before we ask again, 0 for the first time
+	 * (see rds_cong_resync()).
 	 */
 	unsigned long		c_fcong_jiffies;
-	unsigned long		c_fcong_suspect;
+	bool			c_fcong_any_path;
+	unsigned long		c_fcong_backoff;
 
 	int			c_npaths;
 	u32			c_my_gen_num;

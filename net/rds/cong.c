@@ -193,34 +193,40 @@ static bool rds_cong_note_port(struct rds_sock *rs, __be16 port)
 	return on;
 }
 
-/* How long a congested port may go without news before we ask again. */
+/* How long a congested port may go without news before we first ask
+ * again, and at most between two asks.
+ */
 #define RDS_CONG_RESYNC_JIFFIES	(2 * HZ)
+#define RDS_CONG_RESYNC_MAX	(60 * HZ)
 
 /* A peer that sends its map on whichever path transmits next (in-tree RDS
  * does) can have an old map, queued behind bulk data on a busy path,
- * arrive after the newer one sent on an idle path.  When that old map
- * marks a port congested and the peer's map then stays as it is, our
- * senders are refused for good.  Such a peer sends its whole map whenever
- * a path comes up, so when a congested port has had no news for a while
- * since a map came on another path, reset path 0 (retransmission covers
- * what was in flight) to get the map again.  Once per such map: the
- * answer comes on path 0, in order, and a port it still marks congested
- * is congested; and so a shared path is never reset again and again on
- * behalf of one socket.  Our own peers send maps on path 0 only: never
- * for them.
+ * arrive after the newer one sent on an idle path, path 0 included.  When
+ * that old map marks a port congested and the peer's map then stays as it
+ * is, our senders are refused for good.  Such a peer sends its whole map
+ * whenever a path comes up, so when a congested port has had no news for a
+ * while, reset path 0 (retransmission covers what was in flight) to get
+ * the map again.  A port the answer still marks congested may well be
+ * congested: each ask waits four times longer than the one before (2 s,
+ * 8 s, 32 s, then every 60 s) until a map opens a port, so one socket
+ * cannot have a shared path reset again and again.  Our own peers send
+ * maps on path 0 only, in order: never for them.
  */
 static void rds_cong_resync(struct rds_connection *conn, __be16 port)
 {
 	unsigned long last = READ_ONCE(conn->c_fcong_jiffies);
+	unsigned long wait = READ_ONCE(conn->c_fcong_backoff);
 
-	if (!test_bit(0, &conn->c_fcong_suspect) ||
+	if (!wait)
+		wait = RDS_CONG_RESYNC_JIFFIES;
+	if (!READ_ONCE(conn->c_fcong_any_path) ||
 	    !rds_cong_test_bit(conn->c_fcong, port) ||
-	    time_before(jiffies, last + RDS_CONG_RESYNC_JIFFIES) ||
+	    time_before(jiffies, last + wait) ||
 	    !rds_conn_path_up(&conn->c_path[0]))
 		return;
-	if (!test_and_clear_bit(0, &conn->c_fcong_suspect))
-		return;	/* another sender asked */
-	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
+	if (cmpxchg(&conn->c_fcong_jiffies, last, jiffies) != last)
+		return;	/* another sender asked, or a map came */
+	WRITE_ONCE(conn->c_fcong_backoff, min(wait * 4, RDS_CONG_RESYNC_MAX));
 	rds_stats_inc(RDS_STAT_CONG_RESYNC);
 	rds_conn_path_error(&conn->c_path[0], "peer congestion map may be stale");
 }
@@ -294,7 +300,7 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 	__le64 *dst = (__le64 *)map->m_bits;
 	struct iov_iter iter;
 	struct kvec kv;
-	u64 portmask = 0;
+	u64 portmask = 0, opened = 0;
 	__le64 *buf;
 	unsigned int i;
 	int ret;
@@ -315,14 +321,15 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 		__le64 old = READ_ONCE(dst[i]);
 
 		portmask |= le64_to_cpu(old ^ buf[i]);
+		opened |= le64_to_cpu(old & ~buf[i]);
 		WRITE_ONCE(dst[i], buf[i]);
 	}
 	rds_stats_inc(RDS_STAT_CONG_UPDATE_RECEIVED);
 	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
 	if (inc->i_cp && inc->i_cp->cp_index)
-		set_bit(0, &conn->c_fcong_suspect);
-	else
-		clear_bit(0, &conn->c_fcong_suspect);
+		WRITE_ONCE(conn->c_fcong_any_path, true);
+	if (opened)
+		WRITE_ONCE(conn->c_fcong_backoff, 0);
 	rds_cong_map_updated(map, portmask);
 out:
 	kfree(buf);

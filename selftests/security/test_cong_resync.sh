@@ -6,7 +6,8 @@
 # to that port, even one that arrives just after the map, asks for the map
 # again itself (path 0 is reset) and is woken when the open map arrives;
 # and however many senders keep trying a port that stays congested, path 0
-# is reset once per map that came on another path, not every 2 s.
+# is reset at growing intervals (2 s, then 8 s...), not every 2 s: once in
+# the 8 s this test tries.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
