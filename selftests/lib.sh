@@ -19,7 +19,9 @@
 # RDS_PROFILE=short is set on slow (debug) kernels: use fewer iterations there.
 
 RDS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RDS_MODDIR=$RDS_ROOT/build/$(uname -r)/modules
+# RDS_MODDIR may point elsewhere, e.g. at the modules of an older commit to
+# show that a new test fails there.
+RDS_MODDIR=${RDS_MODDIR:-$RDS_ROOT/build/$(uname -r)/modules}
 BIN=$RDS_ROOT/build/bin
 RDS_PROFILE=${RDS_PROFILE:-full}
 export RDS_ROOT RDS_MODDIR BIN RDS_PROFILE

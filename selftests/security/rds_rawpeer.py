@@ -161,8 +161,9 @@ def forge_sportidx(src, dst):
 	"""A probe that says our source ports carry path indexes, then a forged
 	1 -> 0 without extension headers, then a second connection from a port
 	of path 0's group while path 0 is up. An acceptor that still believes
-	the probe parks that socket until path 0 is free (tcp_accept_parked);
-	one the forgery fooled takes it as a legacy peer's next path.
+	the probe takes it as path 0 reconnecting and closes the old path 0 as
+	stale (tcp_listen_closed_stale); one the forgery fooled takes it as a
+	legacy peer's next path.
 	"""
 	p0 = connect(src, dst, 40000)
 	p0.sendall(header(1, 1, 0, ext=probe_ext() +

@@ -32,13 +32,14 @@ expect_bind() {
 }
 
 # forged_sportidx: after the forgery a connection of path 0's port group
-# must still be held for path 0 (parked), not taken as another path.
+# must still be taken as path 0 (replacing the old one as stale), not as
+# another path.
 forged_sportidx() {
 	local before after
-	before=$(counter tcp_accept_parked)
+	before=$(counter tcp_listen_closed_stale)
 	rawpeer forge-sportidx || return 1
-	after=$(counter tcp_accept_parked)
-	echo "tcp_accept_parked: $before -> $after"
+	after=$(counter tcp_listen_closed_stale)
+	echo "tcp_listen_closed_stale: $before -> $after"
 	[ "$after" -gt "$before" ]
 }
 
