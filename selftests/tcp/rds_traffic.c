@@ -14,7 +14,9 @@
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
+ *               [-T tcp|ib]
  *
+ * -T pins every socket to that transport (SO_RDS_TRANSPORT) before bind.
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
@@ -38,6 +40,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/rds.h>
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -72,6 +75,7 @@ static uint64_t seed = 1;
 static unsigned int max_size = 65536;
 static int verbose;
 static int only_side = -1;		/* -S: the side opened here, or -1 */
+static int transport = -1;		/* -T: RDS_TRANS_*, or -1 */
 static int got_hello;			/* an empty message came in */
 static unsigned char *sbuf, *rbuf;
 
@@ -207,6 +211,12 @@ static int open_side(int side, const char *ns, const char *addr, int port,
 		}
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+		if (transport >= 0 &&
+		    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport,
+			       sizeof(transport))) {
+			perror("SO_RDS_TRANSPORT");
+			return -1;
+		}
 		if (bind(fd, (struct sockaddr *)&rs->addr, rs->addrlen)) {
 			fprintf(stderr, "bind %s port %d: %s\n", addr, port + i,
 				strerror(errno));
@@ -465,7 +475,8 @@ static void die_usage(void)
 	fprintf(stderr,
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
-		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n");
+		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n"
+		"       [-T tcp|ib]\n");
 	exit(2);
 }
 
@@ -478,7 +489,7 @@ int main(int argc, char **argv)
 	int port = 5000, opt, epfd, d, s, r, self, congested = 0, extra = 0;
 	uint64_t missed = 0, have, want;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:T:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -521,6 +532,12 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'T':
+			transport = !strcmp(optarg, "ib") ? RDS_TRANS_IB :
+				    !strcmp(optarg, "tcp") ? RDS_TRANS_TCP : -2;
+			if (transport < 0)
+				die_usage();
 			break;
 		default:
 			die_usage();
