@@ -497,7 +497,10 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* No control message of ours is supported without an RDMA transport. */
+/* No transport does RDMA operations yet: their control messages are not
+ * supported (as in-tree on a transport without them), anything else of
+ * ours is invalid.
+ */
 static int rds_send_check_cmsgs(struct msghdr *msg)
 {
 	struct cmsghdr *cmsg;
@@ -507,9 +510,21 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
-		/* We always copy; a zerocopy cookie has nothing to name. */
-		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_ZCOPY_COOKIE:
+			/* We always copy; a cookie has nothing to name. */
+			break;
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			return -EOPNOTSUPP;
+		default:
 			return -EINVAL;
+		}
 	}
 	return 0;
 }
