@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc/sys/net/rds/ib: ring sizes and retries, global as in-tree, read
+ * when a queue pair is built (a change applies to the next connection).
+ */
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+
+#include "ib.h"
+
+unsigned long rds_ib_sysctl_max_send_wr = RDS_IB_DEFAULT_SEND_WR;
+unsigned long rds_ib_sysctl_max_recv_wr = RDS_IB_DEFAULT_RECV_WR;
+unsigned long rds_ib_sysctl_max_unsig_wrs = RDS_IB_DEFAULT_UNSIG_WR;
+unsigned int rds_ib_sysctl_retry_count = RDS_IB_DEFAULT_RETRY_COUNT;
+
+static unsigned long rds_ib_wr_min = 1;
+static unsigned long rds_ib_wr_max = U32_MAX;
+static unsigned long rds_ib_unsig_min = 1;
+static unsigned long rds_ib_unsig_max = 64;
+static unsigned int rds_ib_retry_max = 7;
+
+static struct ctl_table_header *rds_ib_sysctl_hdr;
+
+static struct ctl_table rds_ib_sysctl_table[] = {
+	{
+		.procname	= "max_send_wr",
+		.data		= &rds_ib_sysctl_max_send_wr,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_wr_min,
+		.extra2		= &rds_ib_wr_max,
+	},
+	{
+		.procname	= "max_recv_wr",
+		.data		= &rds_ib_sysctl_max_recv_wr,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_wr_min,
+		.extra2		= &rds_ib_wr_max,
+	},
+	{
+		.procname	= "max_unsignaled_wr",
+		.data		= &rds_ib_sysctl_max_unsig_wrs,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_unsig_min,
+		.extra2		= &rds_ib_unsig_max,
+	},
+	{
+		.procname	= "retry_count",
+		.data		= &rds_ib_sysctl_retry_count,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_retry_max,
+	},
+	{ }
+};
+
+int rds_ib_sysctl_init(void)
+{
+	rds_ib_sysctl_hdr = register_net_sysctl(&init_net, "net/rds/ib",
+						rds_ib_sysctl_table);
+	return rds_ib_sysctl_hdr ? 0 : -ENOMEM;
+}
+
+void rds_ib_sysctl_exit(void)
+{
+	unregister_net_sysctl_table(rds_ib_sysctl_hdr);
+}
