@@ -15,6 +15,8 @@
  * the peer's next attempt finds the path DOWN.
  */
 #include <linux/in.h>
+#include <net/addrconf.h>
+#include <net/ip_fib.h>
 #include <net/ipv6.h>
 #include <asm/unaligned.h>
 
@@ -141,6 +143,27 @@ static void rds_ib_peer_ack(struct rds_ib_connection *ic,
 		rds_send_path_drop_acked(ic->i_cp, ack, NULL);
 }
 
+/* Is @addr an address of @net?  Both ends of a connection may be local
+ * when two RDMA devices of one host talk (rxe pairs in tests).
+ */
+static bool rds_ib_addr_local(struct net *net, const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return inet_addr_type_table(net, addr->s6_addr32[3],
+					    RT_TABLE_LOCAL) == RTN_LOCAL;
+	return ipv6_chk_addr(net, addr, NULL, 0);
+}
+
+/* Before the first receive is posted. */
+static int rds_ib_setup(struct rds_ib_connection *ic, struct rdma_cm_id *id)
+{
+	struct rds_connection *conn = rds_ib_conn(ic);
+
+	ic->i_peer_local = rds_ib_addr_local(rds_conn_net(conn),
+					     &conn->c_faddr);
+	return rds_ib_qp_setup(ic, id);
+}
+
 /* ---- Active side ------------------------------------------------------- */
 
 int rds_ib_conn_path_connect(struct rds_conn_path *cp)
@@ -183,7 +206,7 @@ static int rds_ib_route_resolved(struct rds_ib_connection *ic,
 	union rds_ib_conn_priv dp;
 	int ret;
 
-	ret = rds_ib_qp_setup(ic, id);
+	ret = rds_ib_setup(ic, id);
 	if (ret)
 		return ret;
 	rds_ib_fill_param(id, &param);
@@ -278,7 +301,7 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 		goto out;
 	}
 	ic->i_isv6 = isv6;
-	ret = rds_ib_qp_setup(ic, id);
+	ret = rds_ib_setup(ic, id);
 	if (ret)
 		goto out;
 	ic->i_cm_id = id;
@@ -296,6 +319,22 @@ out:
 	return ret;
 }
 
+/* Request handlers hold it (read) while they use a connection they found;
+ * see rds_ib_req_barrier().
+ */
+static DECLARE_RWSEM(rds_ib_req_sem);
+
+/* A request handler may have found a connection just before its destroy
+ * unhashed it, and attach an id to it after the destroy's shutdown ran.
+ * Once this returns, every such handler is done: what it attached can be
+ * shut down, and the paths freed.
+ */
+void rds_ib_req_barrier(void)
+{
+	down_write(&rds_ib_req_sem);
+	up_write(&rds_ib_req_sem);
+}
+
 /* Returns non-zero when rdma_cm must destroy @id (it was rejected). */
 static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -311,12 +350,13 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	version = rds_ib_protocol_compatible(cmn);
 	if (!version)
 		goto reject;
+	down_read(&rds_ib_req_sem);
 	conn = rds_ib_req_conn(id, dp, isv6);
 	if (IS_ERR(conn))
-		goto reject;
+		goto reject_unlock;
 	cp = &conn->c_path[0];
 
-	if (test_bit(RDS_DESTROY_PENDING, &cp->cp_flags) ||
+	if (READ_ONCE(conn->c_destroying) ||
 	    !rds_conn_path_transition(cp, RDS_CONN_DOWN, RDS_CONN_CONNECTING)) {
 		state = rds_conn_path_state(cp);
 		if (state == RDS_CONN_UP)
@@ -328,10 +368,13 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto reject_put;
 	}
 	rds_conn_put(conn);
+	up_read(&rds_ib_req_sem);
 	return 0;
 
 reject_put:
 	rds_conn_put(conn);
+reject_unlock:
+	up_read(&rds_ib_req_sem);
 reject:
 	rdma_reject(id, &reject, sizeof(reject), IB_CM_REJ_CONSUMER_DEFINED);
 	return 1;

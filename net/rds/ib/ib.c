@@ -75,8 +75,9 @@ static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	return 0;
 }
 
-/* Shutdown has run; a request handler may still have attached an id to a
- * path between that and the destroy: release it too.
+/* Shutdown has run, but a request handler may have attached an id to a
+ * path since: once they are done, shut down again.  A connection that lost
+ * the race to be hashed was never seen by one.
  */
 static void rds_ib_conn_free(struct rds_connection *conn)
 {
@@ -85,6 +86,8 @@ static void rds_ib_conn_free(struct rds_connection *conn)
 
 	if (!ics)
 		return;
+	if (READ_ONCE(conn->c_destroying))
+		rds_ib_req_barrier();
 	for (i = 0; i < conn->c_path_count; i++) {
 		rds_ib_conn_path_shutdown(&conn->c_path[i]);
 		mutex_destroy(&ics[i].i_mutex);

@@ -14,8 +14,9 @@
  *   cp_cm_lock (rds.ko, around connect and shutdown)
  *     -> the rdma_cm handler mutex of an id (held in our event handler,
  *        taken by rdma_destroy_id())
- *       -> i_mutex (a path's attachment to an id, see rds_ib_connection)
- *         -> rds_ib_devices_mutex -> rd_lock
+ *       -> rds_ib_req_sem (read: a connect request being handled)
+ *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
+ *           -> rds_ib_devices_mutex -> rd_lock
  * Our event handler never takes cp_cm_lock, so shutdown may destroy an id
  * while holding it (in-tree 6.1 takes its connection mutex in the handler
  * and lockdep reports the cycle).
@@ -174,6 +175,7 @@ struct rds_ib_connection {
 	struct ib_cq		*i_send_cq;
 	struct ib_cq		*i_recv_cq;
 	bool			i_isv6;
+	bool			i_peer_local;	/* faddr is ours too (tests) */
 	u16			i_proposed_version;	/* next connect's offer */
 
 	/* send ring */
@@ -246,6 +248,7 @@ int rds_ib_listen_init(struct rds_ib_net *rin);
 void rds_ib_listen_stop(struct rds_ib_net *rin);
 int rds_ib_conn_path_connect(struct rds_conn_path *cp);
 void rds_ib_conn_path_shutdown(struct rds_conn_path *cp);
+void rds_ib_req_barrier(void);
 
 /* qp.c */
 int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id);

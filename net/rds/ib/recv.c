@@ -159,8 +159,12 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	const struct rds_header *hdr = &ibinc->ii_inc.i_hdr;
 
 	ic->i_ibinc = NULL;
-	rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr, &ibinc->ii_inc,
-			  GFP_ATOMIC);
+	/* A peer address of our own netns has one congestion map, which its
+	 * sockets keep exact: an update in flight would only make it stale.
+	 */
+	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP || !ic->i_peer_local)
+		rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr,
+				  &ibinc->ii_inc, GFP_ATOMIC);
 	/* Map updates have no sequence number of their own. */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP)
 		atomic64_set(&ic->i_ack_next, be64_to_cpu(hdr->h_sequence));
