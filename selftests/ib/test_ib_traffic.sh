@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-ktap_plan 8
+ktap_plan 9
 ib_setup
 rc=$?
 if [ $rc = 4 ]; then
@@ -34,7 +34,7 @@ if ! ktap_test "rds-ping over IB, both ways" bash -c \
 	 '$BIN/rds-ping' -c 3 -i 0.2 -I $IA $IB && '$BIN/rds-ping' -c 3 -i 0.2 -I $IB $IA"; then
 	ib_diag
 	ib_cleanup
-	while [ $ktap_num -lt 8 ]; do
+	while [ $ktap_num -lt 9 ]; do
 		ktap_fail "not run: no RDS/IB connection"
 	done
 	ktap_finished
@@ -42,6 +42,12 @@ fi
 
 ktap_test "the connections are RDS/IB" \
 	bash -c "'$BIN/rds-info' -n -v | tee /dev/stderr | grep -q infiniband"
+
+# RoCE GIDs of IPv4 addresses are the v4-mapped addresses.
+ktap_test "RDS_INFO_IB_CONNECTIONS: both connections with their GIDs" \
+	bash -c "'$BIN/rds-info' -I -v | tee /dev/stderr |
+		 grep -c '::ffff:10.77.0.1 *::ffff:10.77.0.2\|::ffff:10.77.0.2 *::ffff:10.77.0.1' |
+		 grep -qx 2"
 
 ktap_test "2000 messages up to 64 KiB, 2+2 sockets, both ways" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n 2000 -m 65536 -t 120 ||
@@ -91,6 +97,16 @@ link_bounce() {
 traffic=$!
 link_bounce
 bounced=$?
+# A run about to time out shows its queues while they still exist.
+waited=0
+while kill -0 $traffic 2>/dev/null; do
+	sleep 5
+	waited=$((waited + 5))
+	if [ $waited = 280 ]; then
+		"$BIN/rds-info" -n -s -t -r | head -n 40
+		"$BIN/rds-info" -I -v
+	fi
+done
 wait $traffic
 ok=$?
 if [ $bounced = 0 ] && [ $ok = 0 ]; then

@@ -162,6 +162,7 @@ static int __init rds_ib_init(void)
 	ret = register_pernet_subsys(&rds_ib_net_ops);
 	if (ret)
 		goto err_trans;
+	rds_ib_info_init();
 	return 0;
 
 err_trans:
@@ -181,6 +182,7 @@ err_slab:
 static void __exit rds_ib_exit(void)
 {
 	WRITE_ONCE(rds_ib_unloading_flag, true);
+	rds_ib_info_exit();
 	unregister_pernet_subsys(&rds_ib_net_ops);
 	rds_trans_unregister(&rds_ib_transport);
 	rds_ib_device_exit();

@@ -263,6 +263,10 @@ void rds_ib_attempt_ack(struct rds_ib_connection *ic);
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/* info.c */
+void rds_ib_info_init(void);
+void rds_ib_info_exit(void);
+
 /* recv.c */
 int rds_ib_recv_path(struct rds_conn_path *cp);
 int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp);
