@@ -78,6 +78,15 @@ rds_ib_fill_priv(struct rds_ib_connection *ic, union rds_ib_conn_priv *dp,
 	return cmn;
 }
 
+/* A sender that finds our receive ring empty retries (rnr_retry_count 7:
+ * for ever) after this long; the default, 655 ms, would stall a path for
+ * that long whenever the receive work falls behind.
+ */
+static void rds_ib_set_rnr_timer(struct rdma_cm_id *id)
+{
+	rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+}
+
 static void rds_ib_fill_param(struct rdma_cm_id *id,
 			      struct rdma_conn_param *param)
 {
@@ -311,6 +320,7 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 
 	rds_ib_fill_param(id, &param);
 	rds_ib_fill_priv(ic, &dp, &param, version);
+	rds_ib_set_rnr_timer(id);
 	/* rdma_accept() rejects by itself when it fails. */
 	if (rdma_accept(id, &param))
 		rds_conn_path_error(ic->i_cp, "rdma_accept failed");
@@ -408,6 +418,7 @@ int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		rdma_set_service_type(id, rds_ib_conn(ic)->c_tos);
+		rds_ib_set_rnr_timer(id);
 		ret = rdma_resolve_route(id, RDS_IB_RESOLVE_MS);
 		if (ret)
 			rds_conn_path_error(ic->i_cp, "cannot resolve route");
