@@ -49,12 +49,14 @@ ktap_test "RDS_INFO_IB_CONNECTIONS: both connections with their GIDs" \
 		 grep -c '::ffff:10.77.0.1 *::ffff:10.77.0.2\|::ffff:10.77.0.2 *::ffff:10.77.0.1' |
 		 grep -qx 2"
 
-ktap_test "2000 messages up to 64 KiB, 2+2 sockets, both ways" \
-	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n 2000 -m 65536 -t 120 ||
+n=$(ib_count 2000)
+ktap_test "$n messages up to 64 KiB, 2+2 sockets, both ways" \
+	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 65536 -t 120 ||
 	ib_diag
 
-ktap_test "100 messages up to 1 MiB, both ways" \
-	"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 6000 -n 100 -m 1048576 -t 120 ||
+n=$(ib_count 100)
+ktap_test "$n messages up to 1 MiB, both ways" \
+	"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 6000 -n "$n" -m 1048576 -t 120 ||
 	ib_diag
 
 # Until RDMA operations exist, asking for them fails cleanly.
@@ -93,7 +95,8 @@ link_bounce() {
 	sleep 2
 	rdma link add rxe1 type rxe netdev rv1
 }
-"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n 40000 -m 16384 -t 300 &
+"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000)" -m 16384 \
+	-t 300 &
 traffic=$!
 link_bounce
 bounced=$?
