@@ -7,6 +7,8 @@
 #   make tools selftests build the user space programs into build/bin/
 #   make check [KVER=X]  build everything, run the selftests in QEMU guests, print TAP
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
+#   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
+#                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
 #   make install         modules_install into /lib/modules/KVER/updates, then depmod
 #                        (modprobe then prefers ours to the in-tree rds: the selftests
@@ -57,7 +59,7 @@ RSYNC := rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 DEPS ?= selftests/vm/install-deps.sh
 
 .PHONY: all modules clean distclean install tools selftests run check lint kdir \
-	kernel-info run-now check-now kernel-info-now
+	kernel-info run-now check-now kernel-info-now bench bench-now
 
 all: modules
 
@@ -92,6 +94,14 @@ selftests:
 run check kernel-info:
 	@$(DEPS)
 	@$(MAKE) --no-print-directory $@-now
+
+# The link's limits and the plot need a few more packages.
+bench:
+	@RDS_DEPS_EXTRA="iperf3 sockperf gnuplot-nox" $(DEPS)
+	@$(MAKE) --no-print-directory $@-now
+
+bench-now: modules tools selftests
+	bench/bench.sh --kver $(KVER)
 
 run-now: modules tools selftests
 	selftests/vm/run-guest.sh --kver $(KVER) -- selftests/demo.sh

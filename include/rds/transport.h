@@ -82,7 +82,10 @@ struct rds_header {
 /*
  * Port 1 is reserved as the source of the multipath handshake ping: a message
  * 1 -> 0 is a probe, the pong 0 -> 1 answers it.  Both carry the sender's
- * path count and generation number as extension headers.
+ * path count and generation number as extension headers, and only with
+ * them are they handshake messages: no socket may bind port 1, but the
+ * port numbers alone are whatever the peer put on the wire.
+ * Ports in host order.
  */
 #define RDS_FLAG_PROBE_PORT	1
 static inline bool rds_hs_probe(u16 sport, u16 dport)
@@ -90,9 +93,6 @@ static inline bool rds_hs_probe(u16 sport, u16 dport)
 	return (sport == RDS_FLAG_PROBE_PORT && dport == 0) ||
 	       (sport == 0 && dport == RDS_FLAG_PROBE_PORT);
 }
-
-/* Host order ports.  Kept as a macro name for existing users. */
-#define RDS_HS_PROBE(sport, dport)	rds_hs_probe(sport, dport)
 
 /* Extension headers: a type byte, then a payload whose size the type fixes. */
 #define RDS_EXTHDR_NONE		0
@@ -115,6 +115,7 @@ struct rds_conn_path;
 struct rds_connection;
 struct rds_transport;
 struct rds_sock;
+struct rds_zcopy;
 
 /*
  * A received message, from the moment a transport has its whole header until
@@ -141,6 +142,11 @@ struct rds_incoming {
 	u64			i_rx_tstamp;	/* ns, 0 when not wanted */
 	u64			i_rx_lat_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
 	rds_rdma_cookie_t	i_rdma_cookie;
+	/* Memory the message holds (truesize of what it pins), set by the
+	 * transport before rds_recv_incoming() and charged to the socket
+	 * that queues it.  0: the transport holds no more than the payload.
+	 */
+	unsigned int		i_truesize;
 };
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
@@ -154,7 +160,7 @@ enum {
 	RDS_MSG_ON_CONN,	/* on cp_send_queue or cp_retrans */
 	RDS_MSG_RETRANSMITTED,	/* sent at least once on this path */
 	RDS_MSG_ACK_REQUIRED,
-	RDS_MSG_CANCELED,	/* RDS_CANCEL_SENT_TO or socket close */
+	RDS_MSG_CONTROL,	/* a pong or probe, no socket: cp_ctl_queued */
 };
 
 /*
@@ -187,6 +193,7 @@ struct rds_message {
 	unsigned int		m_nents;
 	struct scatterlist	*m_sg;
 	rds_rdma_cookie_t	m_rdma_cookie;
+	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
 };
 
 void rds_message_addref(struct rds_message *rm);
@@ -212,7 +219,6 @@ enum rds_path_state {
 	RDS_CONN_CONNECTING,
 	RDS_CONN_DISCONNECTING,
 	RDS_CONN_UP,
-	RDS_CONN_RESETTING,
 	RDS_CONN_ERROR,
 };
 
@@ -265,6 +271,8 @@ struct rds_conn_path {
 	unsigned int		cp_unacked_packets;
 	unsigned int		cp_unacked_bytes;
 	u64			cp_conn_attempts;
+	/* RDS_MSG_CONTROL messages on the queues, see net/rds/control.c */
+	atomic_t		cp_ctl_queued;
 
 	void			*cp_transport_data;
 };
@@ -301,18 +309,20 @@ struct rds_connection {
 	struct rds_cong_map	*c_lcong;	/* our map for laddr */
 	struct rds_cong_map	*c_fcong;	/* the peer's map for faddr */
 	unsigned long		c_map_queued;	/* bit 0: send c_lcong */
-	/* When c_fcong last arrived or was asked for again, and whether the
-	 * peer sends it on paths other than 0 (see rds_cong_resync()).
-	 * Plain loads and stores: both only steer a heuristic.
+	/* When c_fcong last arrived or was asked for again, and bit 0 of
+	 * c_fcong_suspect: it came on a path other than 0, where a newer map
+	 * may have overtaken it.  Clearing the bit claims the one resync that
+	 * allows (see rds_cong_resync()).
 	 */
 	unsigned long		c_fcong_jiffies;
-	bool			c_fcong_any_path;
+	unsigned long		c_fcong_suspect;
 
 	int			c_npaths;
 	u32			c_my_gen_num;
 	u32			c_peer_gen_num;
 	bool			c_ping_triggered;
 	wait_queue_head_t	c_hs_waitq;	/* waits for c_npaths */
+	atomic64_t		c_pong_next_ns;	/* pong rate limit, control.c */
 
 	unsigned int		c_path_count;	/* paths allocated in c_path */
 	struct rds_conn_path	*c_path;
@@ -494,12 +504,17 @@ struct rds_transport {
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 	/*
-	 * RDS_INFO_COUNTERS tail; copies its counters only when all fit in
-	 * @avail (a count of counters); returns the number it has.
+	 * RDS_INFO_COUNTERS tail: copies all its counters (rds_info_copy()
+	 * drops what the user's buffer has no room for; @avail says how many
+	 * still fit) and returns how many it has, so that the caller can
+	 * report the size the whole table needs.
 	 */
 	unsigned int (*stats_info_copy)(struct rds_info_iterator *iter,
 					unsigned int avail);
-	/* Per-connection text for rds-info: flags for RDS_INFO_CONNECTIONS. */
+	/* True once the transport's module is unloading.  The generic layer
+	 * does not call it (RDS_DESTROY_PENDING stops new work); a transport
+	 * checks its own flag where it accepts connections.
+	 */
 	bool (*t_unloading)(struct rds_connection *conn);
 };
 

@@ -91,9 +91,12 @@ static bool rds_ipv4_unicast(__be32 addr)
 	return addr != htonl(INADDR_BROADCAST) && !ipv4_is_multicast(addr);
 }
 
-/* connect() only records the default destination: RDS has no handshake. */
-static int rds_connect_parse(const struct sockaddr *uaddr, int addr_len,
-			     struct in6_addr *addr, __be16 *port)
+/* connect() only records the default destination: RDS has no handshake.
+ * A link-local one needs a scope id, the bound one if the socket has one.
+ */
+static int rds_connect_parse(const struct rds_sock *rs,
+			     const struct sockaddr *uaddr, int addr_len,
+			     struct in6_addr *addr, __be16 *port, u32 *scope_id)
 {
 	const struct sockaddr_in6 *sin6;
 	const struct sockaddr_in *sin;
@@ -127,6 +130,13 @@ static int rds_connect_parse(const struct sockaddr *uaddr, int addr_len,
 			if (v4 == htonl(INADDR_ANY) || !rds_ipv4_unicast(v4))
 				return -EPROTOTYPE;
 		}
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!sin6->sin6_scope_id ||
+			    (rds_sock_bound(rs) && rs->rs_bound.scope_id &&
+			     sin6->sin6_scope_id != rs->rs_bound.scope_id))
+				return -EINVAL;
+			*scope_id = sin6->sin6_scope_id;
+		}
 		*addr = sin6->sin6_addr;
 		*port = sin6->sin6_port;
 		return 0;
@@ -141,17 +151,19 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr,
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
 	struct in6_addr addr;
+	u32 scope_id = 0;
 	__be16 port;
 	int ret;
 
-	ret = rds_connect_parse(uaddr, addr_len, &addr, &port);
-	if (ret)
-		return ret;
 	lock_sock(sk);
-	rs->rs_conn_addr = addr;
-	rs->rs_conn_port = port;
+	ret = rds_connect_parse(rs, uaddr, addr_len, &addr, &port, &scope_id);
+	if (!ret) {
+		rs->rs_conn_addr = addr;
+		rs->rs_conn_port = port;
+		rs->rs_conn_scope_id = scope_id;
+	}
 	release_sock(sk);
-	return 0;
+	return ret;
 }
 
 /* Fills @uaddr with @addr:@port in the family it was given in. */
@@ -230,7 +242,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 
 	if (!list_empty(&rs->rs_recv_queue) ||
-	    !list_empty(&rs->rs_notify_queue))
+	    !list_empty_careful(&rs->rs_zcopy_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rds_send_has_room(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -242,6 +254,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 static int rds_set_tos(struct rds_sock *rs, u8 __user *arg)
 {
 	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned long flags;
 	int ret = 0;
 	u8 tos;
 
@@ -251,13 +264,13 @@ static int rds_set_tos(struct rds_sock *rs, u8 __user *arg)
 	/* TCP carries every TOS on one connection: it has no TOS of its own. */
 	if (rs->rs_transport && rs->rs_transport->t_type == RDS_TRANS_TCP)
 		tos = 0;
-	spin_lock_bh(&rs->rs_lock);
+	spin_lock_irqsave(&rs->rs_lock, flags);
 	/* Messages already went out on the old TOS's connection. */
 	if (rs->rs_tos || rs->rs_conn)
 		ret = -EINVAL;
 	else
 		rs->rs_tos = tos;
-	spin_unlock_bh(&rs->rs_lock);
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
 	release_sock(sk);
 	return ret;
 }
@@ -310,7 +323,7 @@ static void rds_sock_init(struct rds_sock *rs)
 	INIT_LIST_HEAD(&rs->rs_cong_item);
 	spin_lock_init(&rs->rs_recv_lock);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
-	INIT_LIST_HEAD(&rs->rs_notify_queue);
+	INIT_LIST_HEAD(&rs->rs_zcopy_queue);
 	INIT_LIST_HEAD(&rs->rs_item);
 }
 
@@ -321,10 +334,9 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	struct rds_sock *rs;
 	struct sock *sk;
 
-	if (sock->type != SOCK_SEQPACKET)
+	/* In-tree's errno for a protocol too, not EPROTONOSUPPORT. */
+	if (sock->type != SOCK_SEQPACKET || protocol)
 		return -ESOCKTNOSUPPORT;
-	if (protocol)
-		return -EPROTONOSUPPORT;
 
 	sk = sk_alloc(net, AF_RDS, GFP_KERNEL, &rds_proto, kern);
 	if (!sk)
@@ -506,4 +518,7 @@ module_exit(rds_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("RDS: Reliable Datagram Sockets");
-MODULE_ALIAS_NETPROTO(PF_RDS);
+/* No MODULE_ALIAS_NETPROTO(PF_RDS): socket(AF_RDS) by any user would load
+ * us, and RDS has been a frequent target of local exploits.  Debian's
+ * in-tree rds.ko has no such alias either; README says how to add one.
+ */

@@ -67,7 +67,9 @@ static int rds_insert_bound(struct rds_net *rn, struct rds_sock *rs,
 
 /* Port 0 asks for any free port: try them all from a random start so that
  * concurrent binds spread out.  Port 0 is the ping port and port 1 the
- * handshake port; neither is ever handed out.
+ * handshake port; neither is ever handed out, and asking for port 1 is
+ * refused as in-tree RDS does: a socket there could forge handshake
+ * probes that change the path count of every socket's connection.
  */
 static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 			 const struct in6_addr *addr, __be16 port,
@@ -76,6 +78,8 @@ static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 	u32 start, i, p;
 	int ret;
 
+	if (port == htons(RDS_FLAG_PROBE_PORT))
+		return -EINVAL;
 	if (port) {
 		ret = rds_insert_bound(rn, rs, addr, port, scope_id);
 		return ret == -EEXIST ? -EADDRINUSE : ret;

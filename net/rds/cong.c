@@ -193,11 +193,50 @@ static bool rds_cong_note_port(struct rds_sock *rs, __be16 port)
 	return on;
 }
 
-int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
+/* How long a congested port may go without news before we ask again. */
+#define RDS_CONG_RESYNC_JIFFIES	(2 * HZ)
+
+/* A peer that sends its map on whichever path transmits next (in-tree RDS
+ * does) can have an old map, queued behind bulk data on a busy path,
+ * arrive after the newer one sent on an idle path.  When that old map
+ * marks a port congested and the peer's map then stays as it is, our
+ * senders are refused for good.  Such a peer sends its whole map whenever
+ * a path comes up, so when a congested port has had no news for a while
+ * since a map came on another path, reset path 0 (retransmission covers
+ * what was in flight) to get the map again.  Once per such map: the
+ * answer comes on path 0, in order, and a port it still marks congested
+ * is congested; and so a shared path is never reset again and again on
+ * behalf of one socket.  Our own peers send maps on path 0 only: never
+ * for them.
+ */
+static void rds_cong_resync(struct rds_connection *conn, __be16 port)
+{
+	unsigned long last = READ_ONCE(conn->c_fcong_jiffies);
+
+	if (!test_bit(0, &conn->c_fcong_suspect) ||
+	    !rds_cong_test_bit(conn->c_fcong, port) ||
+	    time_before(jiffies, last + RDS_CONG_RESYNC_JIFFIES) ||
+	    !rds_conn_path_up(&conn->c_path[0]))
+		return;
+	if (!test_and_clear_bit(0, &conn->c_fcong_suspect))
+		return;	/* another sender asked */
+	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
+	rds_stats_inc(RDS_STAT_CONG_RESYNC);
+	rds_conn_path_error(&conn->c_path[0], "peer congestion map may be stale");
+}
+
+/* A blocked sender looks again this often, so that it asks for a stale map
+ * itself rather than wait for another sender to.
+ */
+#define RDS_CONG_RESYNC_POLL	(RDS_CONG_RESYNC_JIFFIES / 4)
+
+int rds_cong_wait(struct rds_connection *conn, __be16 port, bool nonblock,
 		  struct rds_sock *rs)
 {
-	long timeo, left;
+	struct rds_cong_map *map = conn->c_fcong;
+	long timeo, left, slice, ret;
 
+	rds_cong_resync(conn, port);
 	if (!rds_cong_test_bit(map, port))
 		return 0;
 	if (nonblock) {
@@ -213,39 +252,23 @@ int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
 
 	rds_stats_inc(RDS_STAT_CONG_SEND_BLOCKED);
 	timeo = rs ? rds_rs_to_sk(rs)->sk_sndtimeo : MAX_SCHEDULE_TIMEOUT;
-	left = wait_event_interruptible_timeout(map->m_waitq,
-						!rds_cong_test_bit(map, port),
-						timeo);
-	if (left > 0)
-		return 0;
-	return left ? sock_intr_errno(timeo) : -EAGAIN;
-}
-
-/* How long a congested port may go without news before we ask again. */
-#define RDS_CONG_RESYNC_JIFFIES	(2 * HZ)
-
-/* A peer that sends its map on whichever path transmits next (in-tree RDS
- * does) can have an old map, queued behind bulk data on a busy path,
- * arrive after the newer one sent on an idle path.  When that old map
- * marks a port congested and the peer's map then stays as it is, our
- * senders are refused for good.  Such a peer sends its whole map whenever
- * a path comes up, so when a congested port has had no news for a while,
- * reset path 0 (retransmission covers what was in flight) to get the map
- * again.  Our own peers send maps on path 0 only, in order: never for them.
- */
-void rds_cong_resync(struct rds_connection *conn, __be16 port)
-{
-	unsigned long last = READ_ONCE(conn->c_fcong_jiffies);
-
-	if (!READ_ONCE(conn->c_fcong_any_path) ||
-	    !rds_cong_test_bit(conn->c_fcong, port) ||
-	    time_before(jiffies, last + RDS_CONG_RESYNC_JIFFIES) ||
-	    !rds_conn_path_up(&conn->c_path[0]))
-		return;
-	if (cmpxchg(&conn->c_fcong_jiffies, last, jiffies) != last)
-		return;	/* another sender asked */
-	rds_stats_inc(RDS_STAT_CONG_RESYNC);
-	rds_conn_path_error(&conn->c_path[0], "peer congestion map may be stale");
+	left = timeo;
+	for (;;) {
+		slice = min_t(long, left, RDS_CONG_RESYNC_POLL);
+		ret = wait_event_interruptible_timeout(map->m_waitq,
+						       !rds_cong_test_bit(map, port),
+						       slice);
+		if (ret > 0)
+			return 0;
+		if (ret < 0)
+			return sock_intr_errno(timeo);
+		if (left != MAX_SCHEDULE_TIMEOUT) {
+			left -= slice;
+			if (!left)
+				return -EAGAIN;
+		}
+		rds_cong_resync(conn, port);
+	}
 }
 
 struct rds_message *rds_cong_update_alloc(struct rds_connection *conn)
@@ -297,7 +320,9 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 	rds_stats_inc(RDS_STAT_CONG_UPDATE_RECEIVED);
 	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
 	if (inc->i_cp && inc->i_cp->cp_index)
-		WRITE_ONCE(conn->c_fcong_any_path, true);
+		set_bit(0, &conn->c_fcong_suspect);
+	else
+		clear_bit(0, &conn->c_fcong_suspect);
 	rds_cong_map_updated(map, portmask);
 out:
 	kfree(buf);

@@ -45,14 +45,13 @@ void rds_cong_queue_updates(struct rds_cong_map *map);
 /* A peer's map (or a loopback map) changed in the ports of @portmask. */
 void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask);
 
-/* 0 if @port of @map is open; -ENOBUFS if congested and @nonblock (noting
- * the port for RDS_CONG_MONITOR); else sleeps until it opens.
+/* 0 if @port of the peer's map is open; -ENOBUFS if congested and
+ * @nonblock (noting the port for RDS_CONG_MONITOR); else sleeps until it
+ * opens, at most @rs's sndtimeo.  Asks the peer for its map again when it
+ * may be stale (rds_cong_resync() in cong.c), also while sleeping.
  */
-int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
+int rds_cong_wait(struct rds_connection *conn, __be16 port, bool nonblock,
 		  struct rds_sock *rs);
-
-/* @port of the peer is congested: ask for its map again if it is old. */
-void rds_cong_resync(struct rds_connection *conn, __be16 port);
 
 /* The message that carries c_lcong to the peer. */
 struct rds_message *rds_cong_update_alloc(struct rds_connection *conn);

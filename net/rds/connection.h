@@ -16,8 +16,10 @@
  *
  * cp_lock, rs_lock and m_rs_lock are taken with interrupts off (or nested
  * in a lock that is) because acks and receives complete messages from
- * softirq context.  No spinlock is held across a call into the transport,
- * into the workqueue's sync cancels, or into rds_wake_sk_sleep().
+ * softirq context.  No spinlock is held across a call into the transport
+ * or into the workqueue's sync cancels.  rds_wake_sk_sleep() takes only a
+ * socket's wait queue lock, a leaf, and is called under
+ * rds_cong_monitor_lock (rds_cong_map_updated()).
  */
 
 struct rds_sock;
@@ -43,8 +45,10 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 /* Queue the connect work for @cp unless it is already pending. */
 void rds_queue_reconnect(struct rds_conn_path *cp);
 
-/* Handshake exthdrs of a probe or its pong: set c_npaths, start paths. */
-void rds_conn_handshake_recv(struct rds_conn_path *cp,
+/* Handshake exthdrs of a probe or its pong: set c_npaths, start paths.
+ * False (and nothing changed) when @hdr carries no path count.
+ */
+bool rds_conn_handshake_recv(struct rds_conn_path *cp,
 			     const struct rds_header *hdr);
 
 /* Multipath: connect paths 1..c_npaths-1 once the handshake is done. */

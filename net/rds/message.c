@@ -3,10 +3,13 @@
  * headers that ride in it.
  */
 #include <linux/highmem.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/checksum.h>
 
 #include "message.h"
+#include "recv.h"
+#include "socket.h"
 
 /* Payload size of each extension header type; 0 marks an unknown type. */
 static const u8 rds_exthdr_size[__RDS_EXTHDR_MAX] = {
@@ -18,6 +21,18 @@ static const u8 rds_exthdr_size[__RDS_EXTHDR_MAX] = {
 	[RDS_EXTHDR_SPORT_IDX]	= sizeof(u8),
 };
 
+/* The sender's pages are its own again: tell it, if its send succeeded. */
+static void rds_message_zcopy_free(struct rds_zcopy *z)
+{
+	mm_unaccount_pinned_pages(&z->z_mmp);
+	if (z->z_sent) {
+		rds_recv_zcopy_done(z);
+		return;
+	}
+	sock_put(rds_rs_to_sk(z->z_rs));
+	kfree(z);
+}
+
 static void rds_message_free(struct rds_message *rm)
 {
 	unsigned int i;
@@ -26,8 +41,10 @@ static void rds_message_free(struct rds_message *rm)
 	WARN_ON_ONCE(test_bit(RDS_MSG_ON_CONN, &rm->m_flags));
 	WARN_ON_ONCE(rm->m_rs);
 	for (i = 0; i < rm->m_nents; i++)
-		__free_page(sg_page(&rm->m_sg[i]));
+		put_page(sg_page(&rm->m_sg[i]));
 	kfree(rm->m_sg);
+	if (rm->m_zcopy)
+		rds_message_zcopy_free(rm->m_zcopy);
 	kfree(rm);
 }
 
@@ -44,11 +61,11 @@ void rds_message_put(struct rds_message *rm)
 }
 EXPORT_SYMBOL_GPL(rds_message_put);
 
-struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+/* A message with room for @nents scatterlist entries, none filled yet. */
+static struct rds_message *rds_message_new(unsigned int len,
+					   unsigned int nents, gfp_t gfp)
 {
-	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
 	struct rds_message *rm;
-	unsigned int i;
 
 	if (len > RDS_MAX_MSG_SIZE)
 		return NULL;
@@ -66,9 +83,23 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 		return rm;
 
 	rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
-	if (!rm->m_sg)
-		goto free_rm;
+	if (!rm->m_sg) {
+		kfree(rm);
+		return NULL;
+	}
 	sg_init_table(rm->m_sg, nents);
+	return rm;
+}
+
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+{
+	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct rds_message *rm;
+	unsigned int i;
+
+	rm = rds_message_new(len, nents, gfp);
+	if (!rm)
+		return NULL;
 	for (i = 0; i < nents; i++) {
 		struct page *page = alloc_page(gfp);
 
@@ -83,9 +114,65 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 free_pages:
 	rds_message_free(rm);
 	return NULL;
-free_rm:
-	kfree(rm);
-	return NULL;
+}
+
+/* Pins the sender's pages into m_sg, one entry per page piece. */
+static int rds_message_pin_user(struct rds_message *rm, struct iov_iter *from,
+				unsigned int max)
+{
+	struct page *page;
+	ssize_t n;
+	size_t start;
+
+	while (iov_iter_count(from)) {
+		if (rm->m_nents == max)
+			return -EFAULT;	/* the iterator changed under us */
+		n = iov_iter_get_pages2(from, &page, PAGE_SIZE, 1, &start);
+		if (n <= 0)
+			return n ? n : -EFAULT;
+		sg_set_page(&rm->m_sg[rm->m_nents++], page, n, start);
+	}
+	return 0;
+}
+
+struct rds_message *rds_message_zcopy_from_user(struct rds_sock *rs,
+						struct iov_iter *from,
+						u32 cookie)
+{
+	unsigned int len = iov_iter_count(from);
+	unsigned int nents = iov_iter_npages(from, INT_MAX);
+	struct rds_message *rm;
+	struct rds_zcopy *z;
+	int ret = -ENOMEM;
+
+	z = kzalloc(sizeof(*z), GFP_KERNEL);
+	if (!z)
+		return ERR_PTR(-ENOMEM);
+	rm = rds_message_new(len, nents, GFP_KERNEL);
+	if (!rm)
+		goto free_z;
+	/* Pinned pages count against RLIMIT_MEMLOCK, as for TCP's. */
+	ret = mm_account_pinned_pages(&z->z_mmp, len);
+	if (ret)
+		goto put_rm;
+	ret = rds_message_pin_user(rm, from, nents);
+	if (ret)
+		goto unaccount;
+
+	INIT_LIST_HEAD(&z->z_item);
+	z->z_cookie = cookie;
+	sock_hold(rds_rs_to_sk(rs));
+	z->z_rs = rs;
+	rm->m_zcopy = z;
+	return rm;
+
+unaccount:
+	mm_unaccount_pinned_pages(&z->z_mmp);
+put_rm:
+	rds_message_put(rm);	/* unpins what was pinned */
+free_z:
+	kfree(z);
+	return ERR_PTR(ret);
 }
 
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from)

@@ -7,6 +7,7 @@
 #include <linux/sched/signal.h>
 
 #include "connection.h"
+#include "control.h"
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
@@ -19,7 +20,6 @@ static const char * const rds_path_state_names[] = {
 	[RDS_CONN_CONNECTING]		= "connecting",
 	[RDS_CONN_DISCONNECTING]	= "disconnecting",
 	[RDS_CONN_UP]			= "up",
-	[RDS_CONN_RESETTING]		= "resetting",
 	[RDS_CONN_ERROR]		= "error",
 };
 
@@ -140,7 +140,7 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 			set_bit(0, &conn->c_map_queued);
 		if (conn->c_trans->t_mp_capable) {
 			WRITE_ONCE(conn->c_ping_triggered, false);
-			rds_send_ping(conn, 0);
+			rds_control_probe(conn);
 		}
 	}
 	rds_path_queue_send(cp, 0);
@@ -329,35 +329,54 @@ void rds_start_mprds(struct rds_connection *conn)
 		rds_conn_path_connect_if_down(&conn->c_path[i]);
 }
 
-/* A probe or its pong carries the peer's path count and generation.  A
- * new generation means the peer restarted and lost the state of our paths
- * other than the one this arrived on: start those over.
+/* Reads the handshake extension headers of @hdr: false when it has no path
+ * count, which makes it no handshake message at all.
  */
-void rds_conn_handshake_recv(struct rds_conn_path *cp,
-			     const struct rds_header *hdr)
+static bool rds_conn_handshake_parse(const struct rds_header *hdr,
+				     int *npaths, u32 *gen)
 {
-	struct rds_connection *conn = cp->cp_conn;
 	unsigned int pos = 0, len;
-	__be16 npaths_be = 0;
-	__be32 gen_be = 0;
+	bool found = false;
+	__be16 npaths_be;
+	__be32 gen_be;
 	u8 buf[8];
-	int type, npaths, i;
-	u32 gen;
+	int type;
 
-	if (!conn->c_trans->t_mp_capable)
-		return;
+	*gen = 0;
 	for (;;) {
 		len = sizeof(buf);
 		type = rds_message_next_extension(hdr, &pos, buf, &len);
 		if (type == RDS_EXTHDR_NONE)
 			break;
-		if (type == RDS_EXTHDR_NPATHS)
+		if (type == RDS_EXTHDR_NPATHS) {
 			memcpy(&npaths_be, buf, sizeof(npaths_be));
-		else if (type == RDS_EXTHDR_GEN_NUM)
+			*npaths = clamp_t(int, be16_to_cpu(npaths_be), 1,
+					  RDS_MPATH_WORKERS);
+			found = true;
+		} else if (type == RDS_EXTHDR_GEN_NUM) {
 			memcpy(&gen_be, buf, sizeof(gen_be));
+			*gen = be32_to_cpu(gen_be);
+		}
 	}
-	npaths = clamp_t(int, be16_to_cpu(npaths_be), 1, RDS_MPATH_WORKERS);
-	gen = be32_to_cpu(gen_be);
+	return found;
+}
+
+/* A probe or its pong carries the peer's path count and generation.  A
+ * new generation means the peer restarted and lost the state of our paths
+ * other than the one this arrived on: start those over.  Without a path
+ * count the message is not taken as a handshake and changes nothing: the
+ * ports alone (1 -> 0, 0 -> 1) are no proof of one.
+ */
+bool rds_conn_handshake_recv(struct rds_conn_path *cp,
+			     const struct rds_header *hdr)
+{
+	struct rds_connection *conn = cp->cp_conn;
+	int npaths, i;
+	u32 gen;
+
+	if (!conn->c_trans->t_mp_capable ||
+	    !rds_conn_handshake_parse(hdr, &npaths, &gen))
+		return false;
 
 	if (gen && conn->c_peer_gen_num && gen != conn->c_peer_gen_num) {
 		for (i = 1; i < conn->c_path_count; i++)
@@ -368,6 +387,7 @@ void rds_conn_handshake_recv(struct rds_conn_path *cp,
 	WRITE_ONCE(conn->c_npaths, npaths);
 	wake_up_all(&conn->c_hs_waitq);
 	rds_start_mprds(conn);
+	return true;
 }
 
 /* A peer that does not answer the probe in this time is not waited for. */
@@ -391,7 +411,7 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 		return &conn->c_path[0];
 	npaths = READ_ONCE(conn->c_npaths);
 	if (!npaths) {
-		rds_send_ping(conn, 0);
+		rds_control_probe(conn);
 		if (nonblock)
 			return &conn->c_path[0];
 		wait_event_interruptible_timeout(conn->c_hs_waitq,

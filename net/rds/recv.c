@@ -5,7 +5,18 @@
  *
  * A socket holding more than its rcvbuf marks its port congested in our
  * congestion map, which tells every peer to stop sending to it; the mark
- * goes when recvmsg() brings it back to rcvbuf or below.
+ * goes when recvmsg() brings it back to rcvbuf or below.  "Holding" counts
+ * twice: the payload queued against rcvbuf (SO_RCVBUF's meaning), and the
+ * memory queued (what the messages pin, i_truesize) against the doubled
+ * sk_rcvbuf, so that many small messages congest as well as few big ones.
+ *
+ * Congestion is advisory: what peers sent before they saw the mark still
+ * comes, and is queued.  A peer that ignores the mark does not stop, and
+ * the memory it makes us hold has to end somewhere: a message that would
+ * take the socket past RDS_RECV_MEM_HARD times sk_rcvbuf is dropped and
+ * counted (recv_drop_rcvbuf).  The transport has acknowledged it, so it is
+ * lost; only a misbehaving peer, or far more senders in flight at once than
+ * the factor allows for, gets there.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -23,7 +34,9 @@
 #include "sysctl.h"
 #include "cong.h"
 #include "connection.h"
+#include "control.h"
 #include "send.h"
+#include "message.h"
 
 /* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
  * ns: i_rx_lat_trace[HDR_TO_DGRAM_START] when the transport started the
@@ -45,6 +58,7 @@ void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
 	inc->i_rx_jiffies = jiffies;
 	inc->i_rx_tstamp = 0;
 	inc->i_rdma_cookie = 0;
+	inc->i_truesize = 0;
 	memset(inc->i_rx_lat_trace, 0, sizeof(inc->i_rx_lat_trace));
 	inc->i_rx_lat_trace[RDS_MSG_RX_HDR_TO_DGRAM_START] = local_clock();
 	/* Whoever frees the message must stay loaded until it has. */
@@ -74,6 +88,21 @@ void rds_inc_put(struct rds_incoming *inc)
 }
 EXPORT_SYMBOL_GPL(rds_inc_put);
 
+#define RDS_RECV_MEM_HARD	16
+
+/* What a queued message costs its socket; stable while it is queued. */
+static u64 rds_recv_charge(const struct rds_incoming *inc)
+{
+	return inc->i_truesize ?:
+	       sizeof(*inc) + be32_to_cpu(inc->i_hdr.h_len);
+}
+
+static bool rds_recv_over_rcvbuf(struct rds_sock *rs)
+{
+	return rs->rs_rcv_bytes > rds_sk_rcvbuf(rs) ||
+	       rs->rs_rcv_mem > READ_ONCE(rds_rs_to_sk(rs)->sk_rcvbuf);
+}
+
 /* Mark (@mark) or clear our port in the congestion map, with rs_recv_lock
  * held so that marks and clears of one socket never reorder.  Returns the
  * map whose change must be announced once the lock is dropped.
@@ -85,7 +114,7 @@ static struct rds_cong_map *rds_recv_cong_update(struct rds_sock *rs,
 
 	lockdep_assert_held(&rs->rs_recv_lock);
 	if (mark) {
-		if (rs->rs_congested || rs->rs_rcv_bytes <= rds_sk_rcvbuf(rs))
+		if (rs->rs_congested || !rds_recv_over_rcvbuf(rs))
 			return NULL;
 		/* The connection holds a reference, so the map is alive. */
 		refcount_inc(&mark->m_ref);
@@ -94,7 +123,7 @@ static struct rds_cong_map *rds_recv_cong_update(struct rds_sock *rs,
 		rds_cong_set_bit(mark, rs->rs_bound.port);
 		return mark;
 	}
-	if (!rs->rs_congested || rs->rs_rcv_bytes > rds_sk_rcvbuf(rs))
+	if (!rs->rs_congested || rds_recv_over_rcvbuf(rs))
 		return NULL;
 	map = rs->rs_cong_map;
 	rs->rs_cong_map = NULL;
@@ -118,9 +147,12 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 {
 	struct sock *sk = rds_rs_to_sk(rs);
 	u32 len = be32_to_cpu(inc->i_hdr.h_len);
+	u64 charge = rds_recv_charge(inc);
 	struct rds_cong_map *marked = NULL;
 	unsigned long flags;
+	u64 hard;
 
+	hard = (u64)READ_ONCE(sk->sk_rcvbuf) * RDS_RECV_MEM_HARD;
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	/* Release sets SOCK_DEAD before it empties the queue for good. */
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -128,10 +160,16 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 		rds_stats_inc(RDS_STAT_RECV_DROP_DEAD_SOCK);
 		return;
 	}
+	if (rs->rs_rcv_mem + charge > hard) {
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		rds_stats_inc(RDS_STAT_RECV_DROP_RCVBUF);
+		return;
+	}
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
 	rds_inc_addref(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += len;
+	rs->rs_rcv_mem += charge;
 	if (conn->c_lcong)
 		marked = rds_recv_cong_update(rs, conn->c_lcong);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
@@ -164,20 +202,21 @@ static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 
 /* A message to port 0 is a ping.  The multipath handshake probe is a ping
  * too, and is answered even with ping_enable off: the peer's path count
- * depends on the answer.
+ * depends on the answer.  A 1 -> 0 message without the probe's extension
+ * headers is only a ping.
  */
 static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
 {
 	__be16 sport = inc->i_hdr.h_sport;
-	bool probe = RDS_HS_PROBE(be16_to_cpu(sport), 0);
+	bool probe = false;
 
 	if (!sport)
 		return;
 	rds_stats_inc(RDS_STAT_RECV_PING);
-	if (READ_ONCE(rds_sysctl_ping_enable) || probe)
-		rds_send_pong(cp, sport);
-	if (probe)
-		rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (sport == htons(RDS_FLAG_PROBE_PORT))
+		probe = rds_conn_handshake_recv(cp, &inc->i_hdr);
+	if (probe || READ_ONCE(rds_sysctl_ping_enable))
+		rds_control_pong(cp, sport, probe);
 }
 
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
@@ -197,6 +236,17 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 	inc->i_rx_tstamp = ktime_get_real_ns();
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_REASSEMBLE] = local_clock();
 
+	/* In-tree RDS/TCP sends no checksum (0), as in-tree receivers
+	 * allow; any other must match.  A header that does not may have
+	 * the wrong length too, so what follows it on the path cannot be
+	 * trusted either: drop it and start the path over, as in-tree
+	 * RDS/IB does.
+	 */
+	if (hdr->h_csum && !rds_header_csum_ok(hdr)) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CHECKSUM);
+		rds_conn_path_error(cp, "bad header checksum");
+		return;
+	}
 	/* Map updates carry no sequence number worth checking. */
 	if (hdr->h_flags == RDS_FLAG_CONG_BITMAP) {
 		rds_cong_recv(conn, inc);
@@ -259,6 +309,7 @@ static bool rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 	}
 	list_del_init(&inc->i_item);
 	rs->rs_rcv_bytes -= len;
+	rs->rs_rcv_mem -= rds_recv_charge(inc);
 	cleared = rds_recv_cong_update(rs, NULL);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 
@@ -271,13 +322,17 @@ static bool rds_recv_dequeue(struct rds_sock *rs, struct rds_incoming *inc)
 void rds_clear_recv_queue(struct rds_sock *rs)
 {
 	struct rds_incoming *inc, *tmp;
+	struct rds_zcopy *z, *ztmp;
 	struct rds_cong_map *cleared;
 	unsigned long flags;
+	LIST_HEAD(zlist);
 	LIST_HEAD(list);
 
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	list_splice_init(&rs->rs_recv_queue, &list);
+	list_splice_init(&rs->rs_zcopy_queue, &zlist);
 	rs->rs_rcv_bytes = 0;
+	rs->rs_rcv_mem = 0;
 	cleared = rds_recv_cong_update(rs, NULL);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 
@@ -286,12 +341,76 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 		list_del_init(&inc->i_item);
 		rds_inc_put(inc);
 	}
+	list_for_each_entry_safe(z, ztmp, &zlist, z_item)
+		kfree(z);
+}
+
+/* ---- MSG_ZEROCOPY completions ----------------------------------------- */
+
+void rds_recv_zcopy_done(struct rds_zcopy *z)
+{
+	struct rds_sock *rs = z->z_rs;
+	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	if (!sock_flag(sk, SOCK_DEAD)) {
+		list_add_tail(&z->z_item, &rs->rs_zcopy_queue);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	if (queued)
+		rds_wake_sk_sleep(rs);
+	else
+		kfree(z);
+	sock_put(sk);
+}
+
+/* As in-tree: with SO_ZEROCOPY set and room in the control buffer, up to
+ * RDS_MAX_ZCOOKIES completed cookies ride along as one
+ * RDS_CMSG_ZCOPY_COMPLETION.  Returns true when it reported some.
+ */
+static bool rds_recv_zcopy_cookies(struct rds_sock *rs, struct msghdr *msg)
+{
+	struct rds_zcopy_cookies done = { };
+	struct rds_zcopy *z, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	if (!msg->msg_control || !sock_flag(rds_rs_to_sk(rs), SOCK_ZEROCOPY) ||
+	    msg->msg_controllen < CMSG_SPACE(sizeof(done)) ||
+	    list_empty_careful(&rs->rs_zcopy_queue))
+		return false;
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	list_for_each_entry_safe(z, tmp, &rs->rs_zcopy_queue, z_item) {
+		if (done.num == RDS_MAX_ZCOOKIES)
+			break;
+		done.cookies[done.num++] = z->z_cookie;
+		list_move_tail(&z->z_item, &list);
+	}
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	if (!done.num)
+		return false;
+
+	if (put_cmsg(msg, SOL_RDS, RDS_CMSG_ZCOPY_COMPLETION, sizeof(done),
+		     &done)) {
+		/* Not reported: they stay first in line. */
+		spin_lock_irqsave(&rs->rs_recv_lock, flags);
+		list_splice(&list, &rs->rs_zcopy_queue);
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		return false;
+	}
+	list_for_each_entry_safe(z, tmp, &list, z_item)
+		kfree(z);
+	return true;
 }
 
 static bool rds_recv_ready(struct rds_sock *rs)
 {
 	return !list_empty(&rs->rs_recv_queue) ||
-	       !list_empty(&rs->rs_notify_queue) || READ_ONCE(rs->rs_cong_notify);
+	       READ_ONCE(rs->rs_cong_notify);
 }
 
 /* RDS_CONG_MONITOR: report the ports that opened up since the last call.
@@ -447,6 +566,8 @@ static int rds_recv_one(struct rds_sock *rs, struct rds_incoming *inc,
 	copied = rds_recv_cmsgs(rs, inc, msg);
 	if (copied)
 		ret = copied;
+	else
+		rds_recv_zcopy_cookies(rs, msg);
 out_put:
 	rds_inc_put(inc);
 	return ret;
@@ -462,7 +583,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	int ret;
 
 	if (flags & MSG_OOB)
-		return -EOPNOTSUPP;
+		return 0;	/* in-tree: nothing, and no error */
 	if (flags & MSG_ERRQUEUE)
 		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
@@ -482,13 +603,17 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			continue;
 		}
 		if (!left)
-			return -EAGAIN;
+			/* In-tree reports completions when there is no data
+			 * and the caller would not wait, never as a wake-up.
+			 */
+			return rds_recv_zcopy_cookies(rs, msg) ? 0 : -EAGAIN;
 		left = wait_event_interruptible_timeout(*sk_sleep(sk),
 							rds_recv_ready(rs), left);
 		if (left < 0)
 			return sock_intr_errno(timeo);
+		/* In-tree's errno when SO_RCVTIMEO runs out. */
 		if (!left && !rds_recv_ready(rs))
-			return -EAGAIN;
+			return -ETIMEDOUT;
 	}
 }
 

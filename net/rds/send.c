@@ -17,6 +17,7 @@
 
 #include "cong.h"
 #include "connection.h"
+#include "control.h"
 #include "info.h"
 #include "message.h"
 #include "send.h"
@@ -27,7 +28,8 @@
 /* Messages one call of rds_send_xmit() sends before it yields to the work. */
 #define RDS_SEND_BATCH		64
 
-#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY | MSG_NOSIGNAL)
+/* In-tree's set: anything else, MSG_NOSIGNAL included, is EOPNOTSUPP. */
+#define RDS_SEND_FLAGS	(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY)
 
 /* rds_send_xmit_one(): the path has nothing more to send. */
 #define RDS_XMIT_EMPTY		1
@@ -78,7 +80,10 @@ static void rds_send_complete(struct list_head *list)
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
-		rds_send_remove_from_sock(rm);
+		if (test_bit(RDS_MSG_CONTROL, &rm->m_flags))
+			rds_control_done(rm);
+		else
+			rds_send_remove_from_sock(rm);
 		rds_message_put(rm);
 	}
 }
@@ -166,7 +171,6 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		if (daddr && (!ipv6_addr_equal(&rm->m_daddr, daddr) ||
 			      rm->m_inc.i_hdr.h_dport != dport))
 			continue;
-		set_bit(RDS_MSG_CANCELED, &rm->m_flags);
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &list);
 		rs->rs_snd_bytes -= rm->m_len;
@@ -336,7 +340,11 @@ restart:
 	switch (ret) {
 	case RDS_XMIT_EMPTY:
 		rds_stats_inc(RDS_STAT_SEND_QUEUE_EMPTY);
-		if (rds_send_pending(cp) && sent < RDS_SEND_BATCH)
+		if (!rds_send_pending(cp))
+			return 0;
+		/* Queued while we sent: its sender left it to us. */
+		rds_stats_inc(RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		if (sent < RDS_SEND_BATCH)
 			goto restart;
 		return 0;
 	case 0:		/* a full batch: let others run */
@@ -369,12 +377,11 @@ static void rds_send_kick(struct rds_conn_path *cp, bool now)
 		rds_path_queue_send(cp, 0);
 }
 
-/* ---- Pings, pongs and the multipath probe ----------------------------- */
+/* ---- Control messages (built and bounded in control.c) ---------------- */
 
 /* Queues a message that has no socket (its seq comes from the path). */
-static int rds_send_queue_control(struct rds_conn_path *cp,
-				  struct rds_message *rm, __be16 sport,
-				  __be16 dport)
+int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
+			   __be16 sport, __be16 dport)
 {
 	unsigned long flags;
 	int ret = 0;
@@ -397,61 +404,6 @@ static int rds_send_queue_control(struct rds_conn_path *cp,
 		rds_send_kick(cp, false);
 	}
 	return ret;
-}
-
-static void rds_send_add_hs_exthdrs(struct rds_connection *conn,
-				    struct rds_header *hdr)
-{
-	__be16 npaths = cpu_to_be16(RDS_MPATH_WORKERS);
-	__be32 gen = cpu_to_be32(conn->c_my_gen_num);
-
-	rds_message_add_extension(hdr, RDS_EXTHDR_NPATHS, &npaths,
-				  sizeof(npaths));
-	rds_message_add_extension(hdr, RDS_EXTHDR_GEN_NUM, &gen, sizeof(gen));
-}
-
-/* Called from receive paths, possibly in softirq: nothing here sleeps. */
-int rds_send_pong(struct rds_conn_path *cp, __be16 dport)
-{
-	struct rds_message *rm;
-	int ret;
-
-	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm)
-		return -ENOMEM;
-	/* The answer to a probe tells the prober about us. */
-	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-	    cp->cp_conn->c_trans->t_mp_capable)
-		rds_send_add_hs_exthdrs(cp->cp_conn, &rm->m_inc.i_hdr);
-	ret = rds_send_queue_control(cp, rm, 0, dport);
-	if (!ret)
-		rds_stats_inc(RDS_STAT_SEND_PONG);
-	rds_message_put(rm);
-	return ret;
-}
-
-void rds_send_ping(struct rds_connection *conn, int cp_index)
-{
-	struct rds_conn_path *cp = &conn->c_path[cp_index];
-	struct rds_message *rm;
-	unsigned long flags;
-	bool triggered;
-
-	spin_lock_irqsave(&cp->cp_lock, flags);
-	triggered = conn->c_ping_triggered;
-	conn->c_ping_triggered = true;
-	spin_unlock_irqrestore(&cp->cp_lock, flags);
-	if (triggered)
-		return;
-
-	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm) {
-		WRITE_ONCE(conn->c_ping_triggered, false);
-		return;
-	}
-	rds_send_add_hs_exthdrs(conn, &rm->m_inc.i_hdr);
-	rds_send_queue_control(cp, rm, cpu_to_be16(RDS_FLAG_PROBE_PORT), 0);
-	rds_message_put(rm);
 }
 
 /* ---- sendmsg ---------------------------------------------------------- */
@@ -497,12 +449,25 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* No transport does RDMA operations yet: their control messages are not
- * supported (as in-tree on a transport without them), anything else of
- * ours is invalid.
+/* An RDMA request in-tree would go on to map: big enough, with local
+ * buffers to name.
  */
-static int rds_send_check_cmsgs(struct msghdr *msg)
+static bool rds_send_rdma_args_ok(const struct cmsghdr *cmsg)
 {
+	const struct rds_rdma_args *args = CMSG_DATA(cmsg);
+
+	return cmsg->cmsg_len >= CMSG_LEN(sizeof(*args)) && args->nr_local;
+}
+
+/* No transport does RDMA operations yet.  As in-tree on a transport
+ * without them: malformed RDMA and atomic requests are invalid, well-formed
+ * ones are not supported.  Of the rest only the zerocopy cookie is ours: as
+ * in-tree, MSG_ZEROCOPY needs a cookie, and a cookie needs a zerocopy send
+ * (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
+ */
+static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
+{
+	bool have_cookie = false, unsupported = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -511,22 +476,67 @@ static int rds_send_check_cmsgs(struct msghdr *msg)
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
 		switch (cmsg->cmsg_type) {
-		case RDS_CMSG_ZCOPY_COOKIE:
-			/* We always copy; a cookie has nothing to name. */
-			break;
 		case RDS_CMSG_RDMA_ARGS:
-		case RDS_CMSG_RDMA_DEST:
-		case RDS_CMSG_RDMA_MAP:
+			if (!rds_send_rdma_args_ok(cmsg))
+				return -EINVAL;
+			unsupported = true;
+			continue;
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			return -EOPNOTSUPP;
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_atomic_args)))
+				return -EINVAL;
+			unsupported = true;
+			continue;
+		case RDS_CMSG_RDMA_MAP:
+			/* In-tree asks the transport to map it. */
+			unsupported = true;
+			continue;
+		case RDS_CMSG_ZCOPY_COOKIE:
+			break;
 		default:
-			return -EINVAL;
+			return -EINVAL;	/* RDMA_DEST too: no MR exists */
 		}
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
+			return -EINVAL;
+		memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
+		have_cookie = true;
 	}
-	return 0;
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
+		return -EINVAL;
+	return unsupported ? -EOPNOTSUPP : 0;
+}
+
+/* The message to send, its payload copied or (zerocopy) pinned. */
+static struct rds_message *rds_send_build(struct rds_sock *rs,
+					  struct msghdr *msg, size_t len,
+					  bool zcopy, u32 cookie)
+{
+	struct rds_message *rm;
+	int ret;
+
+	if (zcopy)
+		return rds_message_zcopy_from_user(rs, &msg->msg_iter, cookie);
+	rm = rds_message_alloc(len, GFP_KERNEL);
+	if (!rm)
+		return ERR_PTR(-ENOMEM);
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret) {
+		rds_message_put(rm);
+		return ERR_PTR(ret);
+	}
+	rds_stats_add(RDS_STAT_COPY_FROM_USER, len);
+	return rm;
+}
+
+/* The interface a connection to @dst is tied to: connections to a
+ * link-local address are per link, others are not.
+ */
+static int rds_send_dev_if(const struct rds_send_dest *dst)
+{
+	return ipv6_addr_type(&dst->addr) & IPV6_ADDR_LINKLOCAL ?
+	       dst->scope_id : 0;
 }
 
 /* The connection to @dst, from the socket's cache or a new one. */
@@ -543,6 +553,7 @@ static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 	conn = rs->rs_conn;
 	if (conn && ipv6_addr_equal(&conn->c_faddr, &dst->addr) &&
 	    ipv6_addr_equal(&conn->c_laddr, &bound->addr) &&
+	    conn->c_dev_if == rds_send_dev_if(dst) &&
 	    conn->c_tos == tos && !READ_ONCE(conn->c_destroying))
 		rds_conn_get(conn);
 	else
@@ -675,7 +686,7 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (!msg->msg_namelen) {
 		dst->addr = rs->rs_conn_addr;
 		dst->port = rs->rs_conn_port;
-		dst->scope_id = rs->rs_bound.scope_id;
+		dst->scope_id = rs->rs_conn_scope_id ?: rs->rs_bound.scope_id;
 	}
 	*trans = rs->rs_transport;
 	*tos = rs->rs_tos;
@@ -684,7 +695,11 @@ static int rds_send_snapshot(struct rds_sock *rs, struct msghdr *msg,
 	if (ipv6_addr_any(&bound->addr) || ipv6_addr_any(&dst->addr) || !*trans)
 		return -ENOTCONN;
 	if (ipv6_addr_v4mapped(&bound->addr) != ipv6_addr_v4mapped(&dst->addr))
-		return -EAFNOSUPPORT;
+		return -EOPNOTSUPP;	/* in-tree's errno */
+	/* As in-tree: a socket bound on one link sends to no other link. */
+	if (bound->scope_id && rds_send_dev_if(dst) &&
+	    dst->scope_id != bound->scope_id)
+		return -EINVAL;
 	return 0;
 }
 
@@ -692,12 +707,15 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 {
 	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		     sock_flag(sock->sk, SOCK_ZEROCOPY);
 	struct rds_connection *conn;
 	struct rds_transport *trans;
 	struct rds_bind_key bound;
 	struct rds_send_dest dst;
 	struct rds_conn_path *cp;
 	struct rds_message *rm;
+	u32 cookie = 0;
 	u8 tos;
 	int ret;
 
@@ -708,17 +726,16 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return ret;
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
-	ret = rds_send_check_cmsgs(msg);
+	/* As in-tree: loopback copies anyway, so it refuses to pretend. */
+	if (zcopy && trans->t_type != RDS_TRANS_TCP)
+		return -EOPNOTSUPP;
+	ret = rds_send_parse_cmsgs(msg, zcopy, &cookie);
 	if (ret)
 		return ret;
 
-	rm = rds_message_alloc(payload_len, GFP_KERNEL);
-	if (!rm)
-		return -ENOMEM;
-	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
-	if (ret)
-		goto put_rm;
-	rds_stats_add(RDS_STAT_COPY_FROM_USER, payload_len);
+	rm = rds_send_build(rs, msg, payload_len, zcopy, cookie);
+	if (IS_ERR(rm))
+		return PTR_ERR(rm);
 	rm->m_daddr = dst.addr;
 
 	conn = rds_send_get_conn(rs, &bound, &dst, trans, tos);
@@ -726,8 +743,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		ret = PTR_ERR(conn);
 		goto put_rm;
 	}
-	rds_cong_resync(conn, dst.port);
-	ret = rds_cong_wait(conn->c_fcong, dst.port, nonblock, rs);
+	ret = rds_cong_wait(conn, dst.port, nonblock, rs);
 	if (ret) {
 		if (ret == -ENOBUFS)
 			WRITE_ONCE(rs->rs_seen_congestion, true);
@@ -739,6 +755,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		goto put_conn;
 	rds_stats_inc(RDS_STAT_SEND_QUEUED);
+	/* Before our put below: the message cannot be freed earlier. */
+	if (rm->m_zcopy)
+		rm->m_zcopy->z_sent = true;
 	rds_send_kick(cp, true);
 	ret = payload_len;
 put_conn:

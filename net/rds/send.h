@@ -26,9 +26,12 @@ void rds_send_path_purge(struct rds_conn_path *cp);
 void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		      __be16 dport);
 
-int rds_send_pong(struct rds_conn_path *cp, __be16 dport);
-/* The multipath handshake probe on path 0, once per connection. */
-void rds_send_ping(struct rds_connection *conn, int cp_index);
+/* Queue @rm, which has no socket, on @cp from @sport to @dport (control.c
+ * bounds how many).  Takes its own reference; -ENETUNREACH when @cp is
+ * being destroyed.
+ */
+int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
+			   __be16 sport, __be16 dport);
 
 /* Whether @rs may queue more: rs_snd_bytes below its sndbuf. */
 bool rds_send_has_room(struct rds_sock *rs);

@@ -31,15 +31,17 @@ struct rds_bind_key {
  *
  * Locks:
  *  - lock_sock() serializes bind, connect, setsockopt and SO_RDS_TRANSPORT.
- *  - rs_lock (spinlock, BH-safe) protects rs_send_queue, rs_snd_bytes,
- *    rs_conn, rs_cong_mask and rs_cong_notify.  Ordering:
+ *  - rs_lock (spinlock, taken with IRQs off: acks complete messages from
+ *    any context) protects rs_send_queue, rs_snd_bytes, rs_conn, rs_tos,
+ *    rs_cong_mask and rs_cong_notify.  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
- *    rs_congested, rs_cong_map and rs_notify_queue.  The bind table lookup
- *    that precedes queueing runs under RCU; SOCK_DEAD, set by release
- *    before it empties the queue, is tested under rs_recv_lock so nothing
- *    is queued after that.
+ *    rs_rcv_mem, rs_congested, rs_cong_map and rs_zcopy_queue (the
+ *    completions of MSG_ZEROCOPY sends, reported by recvmsg).  The bind
+ *    table lookup that precedes queueing runs under RCU; SOCK_DEAD, set
+ *    by release before it empties the queues, is tested under
+ *    rs_recv_lock so nothing is queued after that.
  *  - rs_bound is written under lock_sock() before the socket enters the
  *    bind table and cleared after it left.
  *  - rs_transport holds a reference on t_owner, taken at bind or
@@ -55,6 +57,7 @@ struct rds_sock {
 	struct rds_bind_key	rs_bound;	/* addr any: not bound */
 	struct in6_addr		rs_conn_addr;	/* connect() destination */
 	__be16			rs_conn_port;
+	u32			rs_conn_scope_id; /* link-local rs_conn_addr */
 	struct rds_transport	*rs_transport;
 	struct rds_connection	*rs_conn;
 
@@ -71,10 +74,11 @@ struct rds_sock {
 
 	spinlock_t		rs_recv_lock;	/* receive side, see above */
 	struct list_head	rs_recv_queue;
-	u32			rs_rcv_bytes;
+	u64			rs_rcv_bytes;	/* queued payload */
+	u64			rs_rcv_mem;	/* queued memory, see recv.c */
 	bool			rs_congested;	/* our port marked in the map */
 	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
-	struct list_head	rs_notify_queue;
+	struct list_head	rs_zcopy_queue;	/* struct rds_zcopy, sent */
 
 	bool			rs_recverr;
 	u8			rs_tos;

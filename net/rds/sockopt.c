@@ -24,7 +24,10 @@ static int rds_get_int(sockptr_t optval, unsigned int optlen, int *val)
 	return 0;
 }
 
-/* Drops every queued, unacknowledged message of ours to one address:port. */
+/* Drops every queued, unacknowledged message of ours to one address:port.
+ * As in-tree, the length alone says which family the address is: shorter
+ * than a sockaddr_in6, it is read as a sockaddr_in.
+ */
 static int rds_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 			      unsigned int optlen)
 {
@@ -33,48 +36,46 @@ static int rds_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 	struct in6_addr daddr;
 	__be16 dport;
 
-	if (optlen < sizeof(sin))
-		return -EINVAL;
 	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
-	if (copy_from_sockptr(&sin, optval, sizeof(sin)))
-		return -EFAULT;
-
-	switch (sin.sin_family) {
-	case AF_INET:
+	if (optlen < sizeof(sin))
+		return -EINVAL;
+	if (optlen < sizeof(sin6)) {
+		if (copy_from_sockptr(&sin, optval, sizeof(sin)))
+			return -EFAULT;
 		ipv6_addr_set_v4mapped(sin.sin_addr.s_addr, &daddr);
 		dport = sin.sin_port;
-		break;
-	case AF_INET6:
-		if (optlen < sizeof(sin6))
-			return -EINVAL;
+	} else {
 		if (copy_from_sockptr(&sin6, optval, sizeof(sin6)))
 			return -EFAULT;
 		daddr = sin6.sin6_addr;
 		dport = sin6.sin6_port;
-		break;
-	default:
-		return -EINVAL;
 	}
 	rds_send_drop_to(rs, &daddr, dport);
 	return 0;
 }
 
-/* Only one transport per socket, chosen before or by bind. */
+/* Only one transport per socket, chosen before or by bind.  The checks
+ * come in in-tree's order, so that the same bad input gets the same errno.
+ */
 static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
 			     unsigned int optlen)
 {
+	struct net *net = sock_net(rds_rs_to_sk(rs));
 	struct rds_transport *trans;
 	int type;
 
-	if (optlen != sizeof(int))
-		return -EINVAL;
 	if (rs->rs_transport)
 		return -EOPNOTSUPP;
+	if (optlen != sizeof(int))
+		return -EINVAL;
 	if (copy_from_sockptr(&type, optval, sizeof(int)))
 		return -EFAULT;
 	if (type < 0 || type >= RDS_TRANS_COUNT)
 		return -EINVAL;
+	/* As in-tree: RDS over IB is for the initial namespace only. */
+	if (type != RDS_TRANS_TCP && !net_eq(net, &init_net))
+		return -EPROTOTYPE;
 	trans = rds_trans_get(type);
 	if (!trans)
 		return -ENOPROTOOPT;
@@ -82,14 +83,44 @@ static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
+/* A wrong length is EFAULT here, as in-tree has it. */
+/* Memory registration needs an RDMA transport; the errnos up to that
+ * point are in-tree's.
+ */
+static int rds_get_mr(struct rds_sock *rs, sockptr_t optval,
+		      unsigned int optlen, unsigned int size)
+{
+	struct rds_get_mr_for_dest_args args;
+
+	if (optlen != size)
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, size))
+		return -EFAULT;
+	if (!rds_sock_bound(rs) || !rs->rs_transport)
+		return -ENOTCONN;
+	return -EOPNOTSUPP;
+}
+
+/* As in-tree: no transport to flush (cookie 0), no such MR (else). */
+static int rds_free_mr(sockptr_t optval, unsigned int optlen)
+{
+	struct rds_free_mr_args args;
+
+	if (optlen != sizeof(args))
+		return -EINVAL;
+	if (copy_from_sockptr(&args, optval, sizeof(args)))
+		return -EFAULT;
+	return -EINVAL;
+}
+
+/* A wrong length is EFAULT here, as in-tree has it. */
 static int rds_set_recvtstamp(struct sock *sk, int optname, sockptr_t optval,
 			      unsigned int optlen)
 {
-	int val, ret;
+	int val;
 
-	ret = rds_get_int(optval, optlen, &val);
-	if (ret)
-		return ret;
+	if (optlen != sizeof(int) || copy_from_sockptr(&val, optval, sizeof(int)))
+		return -EFAULT;
 	if (optname == SO_TIMESTAMP_NEW)
 		sock_set_flag(sk, SOCK_TSTAMP_NEW);
 	else
@@ -101,7 +132,9 @@ static int rds_set_recvtstamp(struct sock *sk, int optname, sockptr_t optval,
 	return 0;
 }
 
-/* Out of range trace points are EFAULT, as upstream has it. */
+/* A wrong length and out of range trace points are EFAULT, as in-tree has
+ * it; a bad point also turns tracing off there.
+ */
 static int rds_set_rx_latency(struct rds_sock *rs, sockptr_t optval,
 			      unsigned int optlen)
 {
@@ -109,14 +142,17 @@ static int rds_set_rx_latency(struct rds_sock *rs, sockptr_t optval,
 	unsigned int i;
 
 	if (optlen != sizeof(trace))
-		return -EINVAL;
+		return -EFAULT;
 	if (copy_from_sockptr(&trace, optval, sizeof(trace)))
 		return -EFAULT;
 	if (trace.rx_traces > RDS_MSG_RX_DGRAM_TRACE_MAX)
 		return -EFAULT;
-	for (i = 0; i < trace.rx_traces; i++)
-		if (trace.rx_trace_pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX)
+	for (i = 0; i < trace.rx_traces; i++) {
+		if (trace.rx_trace_pos[i] >= RDS_MSG_RX_DGRAM_TRACE_MAX) {
+			WRITE_ONCE(rs->rs_rx_traces, 0);
 			return -EFAULT;
+		}
+	}
 
 	for (i = 0; i < trace.rx_traces; i++)
 		rs->rs_rx_trace[i] = trace.rx_trace_pos[i];
@@ -135,10 +171,13 @@ static int rds_setsockopt_locked(struct rds_sock *rs, int optname,
 	case RDS_CANCEL_SENT_TO:
 		return rds_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
-	case RDS_FREE_MR:
+		return rds_get_mr(rs, optval, optlen,
+				  sizeof(struct rds_get_mr_args));
 	case RDS_GET_MR_FOR_DEST:
-		/* Memory registration needs an RDMA transport. */
-		return -EOPNOTSUPP;
+		return rds_get_mr(rs, optval, optlen,
+				  sizeof(struct rds_get_mr_for_dest_args));
+	case RDS_FREE_MR:
+		return rds_free_mr(optval, optlen);
 	case RDS_RECVERR:
 		ret = rds_get_int(optval, optlen, &val);
 		if (!ret)

@@ -49,14 +49,16 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_CONG_SEND_ERROR]		= "cong_send_error",
 	[RDS_STAT_CONG_SEND_BLOCKED]		= "cong_send_blocked",
 	[RDS_STAT_RECV_BYTES_ADDED_TO_SOCK]	= "recv_bytes_added_to_sock",
-	[RDS_STAT_RECV_BYTES_FREED_FROM_SOCK]	= "recv_bytes_freed_from_sock",
+	/* sic: in-tree's spelling, which scripts match */
+	[RDS_STAT_RECV_BYTES_FREED_FROM_SOCK]	= "recv_bytes_freed_fromsock",
 	[RDS_STAT_SEND_STUCK_RM]		= "send_stuck_rm",
-	[RDS_STAT_MPRDS_CATCHUP_TX0_RETRIES]	= "mprds_catchup_tx0_retries",
 	[RDS_STAT_SEND_RETRANSMITTED]		= "send_retransmitted",
-	[RDS_STAT_RECV_DROP_DUPLICATE]		= "recv_drop_duplicate",
 	[RDS_STAT_CONN_CONNECT_ATTEMPTS]	= "conn_connect_attempts",
 	[RDS_STAT_CONN_UP]			= "conn_up",
 	[RDS_STAT_CONG_RESYNC]			= "cong_resync",
+	[RDS_STAT_SEND_PONG_DROPPED]		= "send_pong_dropped",
+	[RDS_STAT_RECV_PING_RATELIMITED]	= "recv_ping_ratelimited",
+	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
 };
 
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not

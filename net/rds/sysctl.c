@@ -12,24 +12,21 @@
 #include <rds/transport.h>
 #include "sysctl.h"
 
-/* Reconnect backoff: the first retry waits min, each failure doubles up to max. */
-#define RDS_RECONNECT_MIN_MS	100
-#define RDS_RECONNECT_MAX_MS	10000
-/* The longest backoff anyone may ask for: an hour. */
-#define RDS_RECONNECT_LIMIT_MS	(3600 * 1000)
-
+/* The defaults and ranges are in-tree's, so that a tuning that works there
+ * works here: the reconnect backoff starts at one jiffy and doubles up to a
+ * second; the unacked limits and ping_enable take any int.
+ */
 unsigned long rds_sysctl_reconnect_min_jiffies;
 EXPORT_SYMBOL_GPL(rds_sysctl_reconnect_min_jiffies);
-unsigned long rds_sysctl_reconnect_max_jiffies;
+unsigned long rds_sysctl_reconnect_max_jiffies = HZ;
 EXPORT_SYMBOL_GPL(rds_sysctl_reconnect_max_jiffies);
 
 unsigned int rds_sysctl_max_unacked_packets = 8;
-unsigned int rds_sysctl_max_unacked_bytes = 16 << 10;
+unsigned int rds_sysctl_max_unacked_bytes = 16 << 20;
 unsigned int rds_sysctl_ping_enable = 1;
 
-static unsigned long rds_reconnect_floor = 1;	/* jiffies, so never 0 */
-static unsigned long rds_reconnect_ceiling;	/* jiffies, set at init */
-static unsigned int rds_uint_one = 1;
+static unsigned long rds_reconnect_floor;	/* jiffies, set at init */
+static unsigned long rds_reconnect_ceiling = ~0UL;
 
 /* Keeps min <= max: each of the two is bounded by the current value of the
  * other.  The mutex makes the check and the store of one writer atomic
@@ -74,27 +71,23 @@ static struct ctl_table rds_sysctl_table[] = {
 	{
 		.procname	= "max_unacked_packets",
 		.data		= &rds_sysctl_max_unacked_packets,
-		.maxlen		= sizeof(unsigned int),
+		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= &rds_uint_one,
+		.proc_handler	= proc_dointvec,
 	},
 	{
 		.procname	= "max_unacked_bytes",
 		.data		= &rds_sysctl_max_unacked_bytes,
-		.maxlen		= sizeof(unsigned int),
+		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= &rds_uint_one,
+		.proc_handler	= proc_dointvec,
 	},
 	{
 		.procname	= "ping_enable",
 		.data		= &rds_sysctl_ping_enable,
-		.maxlen		= sizeof(unsigned int),
+		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
+		.proc_handler	= proc_dointvec,
 	},
 	{ }
 };
@@ -103,10 +96,9 @@ static struct ctl_table_header *rds_sysctl_header;
 
 int rds_sysctl_init(void)
 {
-	/* HZ is only known at run time in ms terms: set the jiffy values here. */
-	rds_sysctl_reconnect_min_jiffies = msecs_to_jiffies(RDS_RECONNECT_MIN_MS);
-	rds_sysctl_reconnect_max_jiffies = msecs_to_jiffies(RDS_RECONNECT_MAX_MS);
-	rds_reconnect_ceiling = msecs_to_jiffies(RDS_RECONNECT_LIMIT_MS);
+	/* 1 ms rounds up to one jiffy: 0 would mean "reconnect in a loop". */
+	rds_reconnect_floor = msecs_to_jiffies(1);
+	rds_sysctl_reconnect_min_jiffies = rds_reconnect_floor;
 
 	rds_sysctl_header = register_net_sysctl(&init_net, "net/rds",
 						rds_sysctl_table);

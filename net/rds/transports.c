@@ -3,6 +3,7 @@
  * rds.ko, has no user visible id and is chosen by address, not by name.
  */
 #include <linux/in.h>
+#include <linux/kmod.h>
 #include <linux/rwsem.h>
 #include <net/ipv6.h>
 
@@ -93,17 +94,35 @@ struct rds_transport *rds_trans_get_preferred(struct net *net,
 	return found;
 }
 
-struct rds_transport *rds_trans_get(int t_type)
+/* The modules SO_RDS_TRANSPORT loads on demand, by in-tree's names. */
+static const char * const rds_trans_modules[RDS_TRANS_COUNT] = {
+	[RDS_TRANS_IB]	= "rds_rdma",
+	[RDS_TRANS_TCP]	= "rds_tcp",
+};
+
+static struct rds_transport *rds_trans_lookup(int t_type)
 {
 	struct rds_transport *trans = NULL;
 
-	if (t_type < 0 || t_type >= RDS_TRANS_COUNT)
-		return NULL;
 	down_read(&rds_trans_sem);
 	if (rds_trans_try_get(rds_transports[t_type]))
 		trans = rds_transports[t_type];
 	up_read(&rds_trans_sem);
 	return trans;
+}
+
+struct rds_transport *rds_trans_get(int t_type)
+{
+	struct rds_transport *trans;
+
+	if (t_type < 0 || t_type >= RDS_TRANS_COUNT)
+		return NULL;
+	trans = rds_trans_lookup(t_type);
+	if (trans || !rds_trans_modules[t_type])
+		return trans;
+	/* Returns once the module's init ran, which registers it. */
+	request_module("%s", rds_trans_modules[t_type]);
+	return rds_trans_lookup(t_type);
 }
 
 /* Returns how many counters all transports have, copied or not. */

@@ -12,7 +12,9 @@
 struct rds_transport *rds_trans_get_preferred(struct net *net,
 					      const struct in6_addr *addr,
 					      u32 scope_id);
-/* SO_RDS_TRANSPORT: the transport of @t_type, module referenced, or NULL. */
+/* SO_RDS_TRANSPORT: the transport of @t_type, module referenced, or NULL.
+ * Loads its module when it is not registered yet: may sleep.
+ */
 struct rds_transport *rds_trans_get(int t_type);
 void rds_trans_put(struct rds_transport *trans);
 

@@ -85,7 +85,7 @@ else
 	ktap_fail "no headers: make modules stops and names the package (exit $rc)"
 fi
 
-out=$(RDS_DEPS_PACKAGES="make rds-no-such-package" \
+out=$(RDS_DEPS_PACKAGES="rds-no-such-package" \
 	setpriv --reuid=nobody --regid=nogroup --clear-groups \
 	"$RDS_ROOT/selftests/vm/install-deps.sh" 2>&1)
 rc=$?

@@ -8,6 +8,9 @@
 #   intree   selftests/run_tests.sh --intree  one guest: the distribution's modules
 #   pairs    selftests/*/pair_*.sh            each in two guests joined by a
 #                                             link (run-pair.sh), one test each
+#   bench    bench/bench.sh --profile smoke   two guests (in-tree, ours), one
+#                                             test: the harness of make bench
+#                                             still produces its table
 #
 # The two stacks never share a guest. Prints the TAP of both runs and, as the
 # very last line, "N passed, N failed" over both. A run that fails without a
@@ -82,12 +85,32 @@ pair() {
 	fi
 }
 
+# bench_smoke: make bench's harness, one short round, must give every ratio.
+bench_smoke() {
+	local start=$SECONDS out=$root/build/vm/check-$kver-bench
+
+	echo "# === bench smoke: $kver ==="
+	rm -rf "$out"
+	mkdir -p "$out"
+	if "$root/bench/bench.sh" --kver "$kver" --profile smoke --out "$out" >"$out.log" 2>&1 &&
+	   [ -s "$out/results.md" ] && [ -s "$out/results.svg" ]; then
+		sed 's/^/# /' "$out/results.md"
+		echo "ok - bench smoke # $((SECONDS - start)) s"
+		passed=$((passed + 1))
+	else
+		sed 's/^/# /' "$out.log" | tail -n 30
+		echo "not ok - bench smoke"
+		failed=$((failed + 1))
+	fi
+}
+
 begin=$SECONDS
 run ours "${timeouts[0]}"
 run intree "${timeouts[1]}" --intree
 for t in "$root"/selftests/*/pair_*.sh; do
 	[ -e "$t" ] && pair "${t#"$root"/}"
 done
+bench_smoke
 
 echo "# $kver: $((SECONDS - begin)) s, $skipped skipped"
 echo "$passed passed, $failed failed"

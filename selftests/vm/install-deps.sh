@@ -6,7 +6,8 @@
 # something missing: prints the apt-get line to run and fails, so that the
 # user learns it now rather than from a build error later.
 #
-# RDS_DEPS_PACKAGES replaces the list (selftests/build/ uses it).
+# RDS_DEPS_EXTRA adds to the list (make bench: iperf3, sockperf, gnuplot);
+# RDS_DEPS_PACKAGES replaces it (selftests/build/ uses it).
 
 packages=(
 	make gcc libc6-dev linux-libc-dev sparse rsync xz-utils cpio kmod
@@ -14,6 +15,8 @@ packages=(
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
 )
+read -r -a extra <<<"${RDS_DEPS_EXTRA:-}"
+packages+=("${extra[@]}")
 if [ -n "${RDS_DEPS_PACKAGES:-}" ]; then
 	read -r -a packages <<<"$RDS_DEPS_PACKAGES"
 fi

@@ -5,7 +5,8 @@
 # command in it, as root, in the checkout (same path as on the host).
 #
 #   selftests/vm/run-guest.sh [--kver KVER] [--timeout S] [--out DIR] \
-#                             [--qemu-args "ARGS"] [--quiet] -- CMD [ARGS...]
+#                             [--qemu-args "ARGS"] [--append "KERNEL ARGS"] [--quiet] \
+#                             -- CMD [ARGS...]
 #
 # The guest sees the host's / read-only over virtio-9p, with tmpfs on /tmp, /run
 # and /var, and a writable per-run directory (default build/vm/<date>-<pid>/,
@@ -36,6 +37,7 @@ kver=
 timeout=900
 out=
 qemu_args=
+append=
 quiet=false
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--qemu-args) qemu_args=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
 	--quiet) quiet=true; shift ;;
 	--) shift; break ;;
 	*) echo "usage: $0 [--kver K] [--timeout S] [--out DIR] -- CMD..." >&2; exit 2 ;;
@@ -100,7 +103,7 @@ build_initramfs || { echo "$0: cannot build the initramfs for $kver" >&2; exit 2
 margin=$((timeout / 4 > 90 ? timeout / 4 : 90))
 cmd_timeout=$((timeout > 2 * margin ? timeout - margin : timeout / 2))
 cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
-cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh"
+cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh${append:+ $append}"
 
 # boot: one run of the guest. Returns QEMU's exit code.
 boot() {

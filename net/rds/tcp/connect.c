@@ -114,9 +114,12 @@ void rds_tcp_sock_reset(struct socket *sock)
 /* Takes the path's socket away.  Whatever the peer sent and TCP has acked
  * must reach the generic layer, since the peer has forgotten it: stop
  * the callbacks, shut the socket down (from then on TCP answers new data
- * with a reset instead of acking it), and read what is queued.  The
- * partial message at the end, if any, was never acked in full and comes
- * again after the reconnect.
+ * with a reset instead of acking it), and read what is queued.  That holds
+ * for our own connects as much as for accepted sockets: data may arrive
+ * between the callbacks going and the shutdown, or be left behind by a
+ * failed allocation in data_ready, on either end.  The partial message at
+ * the end, if any, was never acked in full and comes again after the
+ * reconnect.
  */
 static void rds_tcp_detach(struct rds_tcp_connection *tc)
 {
@@ -130,7 +133,7 @@ static void rds_tcp_detach(struct rds_tcp_connection *tc)
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 
 	lock_sock(sk);
-	if (!tc->t_outgoing && rds_tcp_read_sock(tc, sk, GFP_KERNEL) > 0)
+	if (rds_tcp_read_sock(tc, sk, GFP_KERNEL) > 0)
 		rds_tcp_stats_inc(RDS_TCP_STAT_DRAINED_ON_SHUTDOWN);
 	rds_tcp_reasm_reset(tc);
 	release_sock(sk);
@@ -360,7 +363,9 @@ refuse:
 
 /* Binds the client socket to a source port whose low bits are the path
  * index, trying port groups round robin from where the last attempt
- * stopped; falls back to any port.
+ * stopped.  When none is free the connect fails and is tried again after
+ * the reconnect backoff: any other port would make the acceptor, which
+ * believes the low bits, put the connection on another path.
  */
 static int rds_tcp_bind_client(struct rds_tcp_connection *tc,
 			       struct socket *sock, struct sockaddr *addr,
@@ -382,8 +387,7 @@ static int rds_tcp_bind_client(struct rds_tcp_connection *tc,
 		if (ret != -EADDRINUSE)
 			return ret;
 	}
-	*port = 0;
-	return kernel_bind(sock, addr, addrlen);
+	return -EADDRINUSE;
 }
 
 static int rds_tcp_connect_sock(struct rds_tcp_connection *tc)

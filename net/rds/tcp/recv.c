@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Receiving: messages are cut out of the TCP byte stream with
  * tcp_read_sock(), from the data_ready callback or the receive work.
- * Headers are copied (they may straddle skbs); payloads stay in the skbs,
- * as clones that remember which bytes are the message's.
+ * Headers are copied (they may straddle skbs).  A payload piece that fills
+ * a good part of its skb stays there, as a clone that remembers which bytes
+ * are the message's; a clone pins the whole skb, though, so a piece small
+ * next to its skb (a 10-byte message in a 64 KiB one) is copied out into
+ * skbs of the message's own.  Either way a message pins at most about
+ * RDS_TCP_PIN_RATIO times its size, and says how much in i_truesize, which
+ * the socket that queues it is charged.
  */
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/tcp.h>
 
 #include "tcp.h"
+
+/* A clone is kept for a piece of at least 1/RDS_TCP_PIN_RATIO of its skb. */
+#define RDS_TCP_PIN_RATIO	2
+/* Payload copies go into skbs whose head fits a page. */
+#define RDS_TCP_COPY_MAX	SKB_WITH_OVERHEAD(PAGE_SIZE)
 
 static struct kmem_cache *rds_tcp_incoming_slab;
 
@@ -69,8 +79,9 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	__skb_queue_head_init(&tinc->ti_skbs);
 	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
 	tinc->ti_inc.i_hdr = tc->t_hdr;
+	tinc->ti_inc.i_truesize = sizeof(*tinc);
 
-	if (RDS_HS_PROBE(be16_to_cpu(tc->t_hdr.h_sport),
+	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
 			 be16_to_cpu(tc->t_hdr.h_dport)))
 		WRITE_ONCE(tc->t_tcn->tcn_sport_idx,
 			   rds_tcp_hdr_has_sport_idx(&tc->t_hdr));
@@ -94,6 +105,65 @@ static void rds_tcp_inc_deliver(struct rds_tcp_read_ctx *ctx)
 	ctx->delivered++;
 }
 
+static void rds_tcp_inc_hold(struct rds_tcp_incoming *tinc,
+			     struct sk_buff *skb, unsigned int off,
+			     unsigned int len, bool copy)
+{
+	RDS_TCP_SKB_CB(skb)->off = off;
+	RDS_TCP_SKB_CB(skb)->len = len;
+	RDS_TCP_SKB_CB(skb)->copy = copy;
+	tinc->ti_inc.i_truesize += skb->truesize;
+	__skb_queue_tail(&tinc->ti_skbs, skb);
+}
+
+/* Copies @n bytes at @offset of @skb to the end of the message, into its
+ * last copy skb while that has room, then into new ones no bigger than
+ * what the message still lacks.  Returns the bytes copied: fewer than @n
+ * when out of memory.
+ */
+static int rds_tcp_inc_copy(struct rds_tcp_connection *tc,
+			    struct sk_buff *skb, unsigned int offset,
+			    unsigned int n, gfp_t gfp)
+{
+	struct rds_tcp_incoming *tinc = tc->t_tinc;
+	struct sk_buff *buf = skb_peek_tail(&tinc->ti_skbs);
+	unsigned int done = 0, k;
+
+	while (done < n) {
+		if (!buf || !RDS_TCP_SKB_CB(buf)->copy || !skb_tailroom(buf)) {
+			k = min_t(unsigned int, tc->t_data_rem - done,
+				  RDS_TCP_COPY_MAX);
+			buf = alloc_skb(k, gfp);
+			if (!buf)
+				break;
+			rds_tcp_inc_hold(tinc, buf, 0, 0, true);
+		}
+		k = min_t(unsigned int, n - done, skb_tailroom(buf));
+		if (skb_copy_bits(skb, offset + done, skb_put(buf, k), k))
+			return -EPROTO;
+		RDS_TCP_SKB_CB(buf)->len += k;
+		done += k;
+	}
+	return done;
+}
+
+/* Adds @n payload bytes at @offset of @skb to the message being read.
+ * Returns the bytes taken (fewer than @n when out of memory) or -EPROTO.
+ */
+static int rds_tcp_inc_add(struct rds_tcp_connection *tc, struct sk_buff *skb,
+			   unsigned int offset, unsigned int n, gfp_t gfp)
+{
+	struct sk_buff *clone;
+
+	if ((u64)n * RDS_TCP_PIN_RATIO < skb->truesize)
+		return rds_tcp_inc_copy(tc, skb, offset, n, gfp);
+	clone = skb_clone(skb, gfp);
+	if (!clone)
+		return 0;
+	rds_tcp_inc_hold(tc->t_tinc, clone, offset, n, false);
+	return n;
+}
+
 /* tcp_read_sock() actor: consumes what belongs to messages, all of it. */
 static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			     unsigned int offset, size_t len)
@@ -102,7 +172,6 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 	struct rds_tcp_connection *tc = ctx->tc;
 	const unsigned int hdrlen = sizeof(struct rds_header);
 	size_t left = len;
-	struct sk_buff *clone;
 	unsigned int n;
 	int ret;
 
@@ -133,17 +202,16 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			if (!left)
 				break;
 			n = min_t(size_t, left, tc->t_data_rem);
-			clone = skb_clone(skb, ctx->gfp);
-			if (!clone) {
+			ret = rds_tcp_inc_add(tc, skb, offset, n, ctx->gfp);
+			if (ret < 0)
+				goto err_proto;
+			tc->t_data_rem -= ret;
+			offset += ret;
+			left -= ret;
+			if (ret < n) {
 				desc->error = -ENOMEM;
 				break;
 			}
-			RDS_TCP_SKB_CB(clone)->off = offset;
-			RDS_TCP_SKB_CB(clone)->len = n;
-			__skb_queue_tail(&tc->t_tinc->ti_skbs, clone);
-			tc->t_data_rem -= n;
-			offset += n;
-			left -= n;
 		}
 		if (!tc->t_data_rem)
 			rds_tcp_inc_deliver(ctx);

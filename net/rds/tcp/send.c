@@ -59,7 +59,7 @@ static void rds_tcp_add_sport_idx(struct rds_header *hdr)
 	u8 buf[8], zero = 0;
 	int type;
 
-	if (!RDS_HS_PROBE(be16_to_cpu(hdr->h_sport), be16_to_cpu(hdr->h_dport)))
+	if (!rds_hs_probe(be16_to_cpu(hdr->h_sport), be16_to_cpu(hdr->h_dport)))
 		return;
 	do {
 		len = sizeof(buf);

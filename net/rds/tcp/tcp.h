@@ -54,16 +54,19 @@ static inline struct rds_tcp_net *rds_tcp_net(struct net *net)
 	return net_generic(net, rds_tcp_netid);
 }
 
-/* A received message: the header, then clones of the skbs holding its data. */
+/* A received message: the header, then the skbs holding its data (clones
+ * of TCP's, or copies of our own, in order; see recv.c).
+ */
 struct rds_tcp_incoming {
 	struct sk_buff_head	ti_skbs;	/* built under the socket lock */
 	struct rds_incoming	ti_inc;
 };
 
-/* The part of a payload skb clone that belongs to the message, in skb->cb. */
+/* The part of a payload skb that belongs to the message, in skb->cb. */
 struct rds_tcp_skb_cb {
 	u32	off;
 	u32	len;
+	bool	copy;	/* ours: a copy the message may append to */
 };
 
 #define RDS_TCP_SKB_CB(skb)	((struct rds_tcp_skb_cb *)&(skb)->cb[0])
@@ -98,7 +101,7 @@ struct rds_tcp_connection {
 
 	struct mutex		t_conn_path_lock;	/* see above */
 	struct socket		*t_sock;
-	bool			t_outgoing;	/* t_sock is our connect, not UP */
+	bool			t_outgoing;	/* t_sock is our connect, not accepted */
 	/* accepted, oldest first, each waits for the path to take it */
 	struct socket		*t_parked[RDS_TCP_MAX_PARKED];
 	unsigned int		t_nparked;

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hand-made RDS/TCP peer: a plain TCP socket to port 16385 that writes RDS
+# headers of its choosing, to test what our stack does with what a hostile
+# or in-tree peer may send. Run it in the netns with the smaller address, so
+# that the other side accepts its connections.
+#
+#   rds_rawpeer.py flood SRC DST COUNT HOLD    pings, never reading our socket
+#   rds_rawpeer.py csum SRC DST DPORT          bad, zero and good checksums
+#   rds_rawpeer.py forge SRC DST               probe, then a forged 1 -> 0
+#   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
+#
+# Exit status 0 when the scenario ran; what the other side did is printed
+# and checked by the calling test.
+import socket
+import struct
+import sys
+import threading
+import time
+
+RDS_TCP_PORT = 16385
+HDR = struct.Struct(">QQIHHBB4sH16s")	# struct rds_header, 48 bytes
+FLAG_CONG_BITMAP = 0x01
+EXT_NPATHS = 5
+EXT_GEN_NUM = 6
+CONG_MAP_BYTES = 65536 // 8
+
+
+def csum(data):
+	"""The Internet checksum, as ip_fast_csum() computes it."""
+	s = sum(struct.unpack(">%dH" % (len(data) // 2), data))
+	while s >> 16:
+		s = (s & 0xffff) + (s >> 16)
+	return ~s & 0xffff
+
+
+def header(seq, sport, dport, length=0, flags=0, ext=b"", check="good"):
+	ext = ext.ljust(16, b"\0")
+	raw = HDR.pack(seq, 0, length, sport, dport, flags, 0, b"\0" * 4, 0, ext)
+	if check == "zero":
+		c = 0
+	elif check == "bad":
+		c = csum(raw) ^ 0x5a5a
+	else:
+		c = csum(raw)
+	return HDR.pack(seq, 0, length, sport, dport, flags, 0, b"\0" * 4, c, ext)
+
+
+def probe_ext(npaths=8, gen=0x1234):
+	return (struct.pack(">BH", EXT_NPATHS, npaths) +
+		struct.pack(">BI", EXT_GEN_NUM, gen))
+
+
+def connect(src, dst):
+	s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+	s.bind((src, 0))
+	s.connect((dst, RDS_TCP_PORT))
+	return s
+
+
+def drain(s, stop):
+	"""Reads and throws away what the other side sends, until closed."""
+	s.settimeout(0.2)
+	while not stop.is_set():
+		try:
+			if not s.recv(65536):
+				return
+		except socket.timeout:
+			continue
+		except OSError:
+			return
+
+
+def closed_within(s, secs):
+	"""True when the other side closes or resets @s within @secs seconds."""
+	end = time.time() + secs
+	s.settimeout(0.2)
+	while time.time() < end:
+		try:
+			if not s.recv(65536):
+				return True
+		except socket.timeout:
+			continue
+		except OSError:
+			return True
+	return False
+
+
+def flood(src, dst, count, hold):
+	"""@count pings, sequence numbers 1..@count in batches of 1000; our
+	socket is never read, so the pongs can only pile up on the other side.
+	"""
+	s = connect(src, dst)
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+	batch = [header(i + 1, 40000, 0) for i in range(1000)]
+	sent = 0
+	while sent < count:
+		n = min(len(batch), count - sent)
+		s.sendall(b"".join(batch[:n]))
+		sent += n
+	print("sent %d pings" % count, flush=True)
+	time.sleep(hold)
+	s.close()
+
+
+def csum_case(src, dst, dport):
+	s = connect(src, dst)
+	body = b"bad"
+	s.sendall(header(1, 40000, dport, len(body), check="bad") + body)
+	print("bad checksum sent", flush=True)
+	if closed_within(s, 3):
+		print("connection reset after the bad header", flush=True)
+	else:
+		print("connection kept after the bad header", flush=True)
+	s.close()
+	time.sleep(0.5)
+	s = connect(src, dst)
+	stop = threading.Event()
+	t = threading.Thread(target=drain, args=(s, stop), daemon=True)
+	t.start()
+	for seq, (body, check) in enumerate(((b"zero", "zero"),
+					     (b"good", "good")), 1):
+		s.sendall(header(seq, 40000, dport, len(body), check=check) + body)
+	time.sleep(2)
+	stop.set()
+	t.join()
+	s.close()
+
+
+def forge(src, dst):
+	p0 = connect(src, dst)
+	p0.sendall(header(1, 1, 0, ext=probe_ext()))
+	stop = threading.Event()
+	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
+	t.start()
+	time.sleep(1)
+	# A user message 1 -> 0: what a socket bound to port 1 would send.
+	body = b"forged"
+	p0.sendall(header(2, 1, 0, len(body)) + body)
+	print("forged 1 -> 0 sent", flush=True)
+	time.sleep(1)
+	try:
+		p1 = connect(src, dst)
+		ok = not closed_within(p1, 2)
+		p1.close()
+	except ConnectionError:
+		ok = False	# reset before connect() even returned
+	print("second path %s" % ("accepted" if ok else "refused"), flush=True)
+	stop.set()
+	t.join()
+	p0.close()
+	return 0 if ok else 1
+
+
+def cong_map(port):
+	bits = bytearray(CONG_MAP_BYTES)
+	if port is not None:
+		bits[port // 8] |= 1 << (port % 8)	# little endian bit order
+	return header(0, 0, 0, CONG_MAP_BYTES, FLAG_CONG_BITMAP) + bytes(bits)
+
+
+def stale(src, dst, port, mode, secs):
+	"""Marks @port congested on path 1, as an in-tree peer's old map that
+	overtook a newer one would. Each time the other side resets path 0 to
+	ask for the map again, reconnect it and send the current map there:
+	open (mode "open") or still congested (mode "congested"). Ends after
+	@secs seconds.
+	"""
+	end = time.time() + secs
+	p0 = connect(src, dst)
+	p0.sendall(header(1, 1, 0, ext=probe_ext()))
+	time.sleep(1)
+	p1 = connect(src, dst)
+	stop = threading.Event()
+	t1 = threading.Thread(target=drain, args=(p1, stop), daemon=True)
+	t1.start()
+	p1.sendall(cong_map(port))
+	print("map with port %d congested sent on path 1" % port, flush=True)
+	resets = 0
+	while time.time() < end:
+		if not closed_within(p0, end - time.time()):
+			break
+		resets += 1
+		print("path 0 reset by the other side", flush=True)
+		p0.close()
+		time.sleep(0.2)
+		p0 = connect(src, dst)
+		p0.sendall(cong_map(port if mode == "congested" else None))
+		print("map sent again on path 0", flush=True)
+	print("path 0 resets seen: %d" % resets, flush=True)
+	stop.set()
+	t1.join()
+	p1.close()
+	p0.close()
+
+
+def main(argv):
+	cmd = argv[1]
+	if cmd == "flood":
+		flood(argv[2], argv[3], int(argv[4]), float(argv[5]))
+	elif cmd == "csum":
+		csum_case(argv[2], argv[3], int(argv[4]))
+	elif cmd == "forge":
+		return forge(argv[2], argv[3])
+	elif cmd == "stale":
+		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
+	else:
+		print("unknown command %s" % cmd, file=sys.stderr)
+		return 2
+	return 0
+
+
+if __name__ == "__main__":
+	sys.exit(main(sys.argv))

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Receive memory. A socket that never reads, and a peer that ignores the
+# congestion map and keeps sending (rds_flood.py: plain TCP speaking the RDS
+# wire format): what the socket holds stays bounded (a multiple of its
+# rcvbuf), the rest is dropped and counted in recv_drop_rcvbuf, and small
+# messages do not pin the big skbs they came in. A well-behaved pair
+# sending many small messages loses nothing.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/tcp_lib.sh"
+
+FLOOD=$(dirname "$0")/rds_flood.py
+n=$(tcp_count 20000)
+PORT=7777
+RCVBUF=65536		# sk_rcvbuf 128 KiB, hard limit 16 times that: 2 MiB
+HARD=$((2 * RCVBUF * 16))
+
+# counter NAME: an RDS counter (they are global, not per netns).
+counter() {
+	ip netns exec $A "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+mem_avail_kb() {
+	awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo
+}
+
+# Neither side has an RDS connection yet: the flood's TCP connection is the
+# only one between A4 and B4, so B puts it on path 0.
+setup() {
+	tcp_load && netns_pair $A $B $A4 $B4 $A6 $B6
+}
+
+well_behaved() {
+	local before after
+	before=$(counter recv_drop_rcvbuf)
+	traffic -a $A6 -b $B6 -p 6000 -n "$n" -m 64 -k 4 -t 600 || return 1
+	after=$(counter recv_drop_rcvbuf)
+	echo "recv_drop_rcvbuf $before -> $after"
+	[ "$before" = "$after" ]
+}
+
+flood() {
+	local q0 d0 q1 d1 m0 m1 queued bytes got rc=0
+
+	coproc HOLD { ip netns exec $B python3 "$FLOOD" hold $B4 $PORT $RCVBUF; }
+	read -r -t 10 got <&"${HOLD[0]}"
+	[ "$got" = ready ] || { echo "receiver not ready"; return 1; }
+	q0=$(counter recv_queued)
+	d0=$(counter recv_drop_rcvbuf)
+	m0=$(mem_avail_kb)
+
+	# Every 100th message is 60000 bytes, the others 10.
+	timeout 300 ip netns exec $A python3 "$FLOOD" flood $A4 $B4 $PORT \
+		"$n" 10 100 60000 || rc=1
+	sleep 1
+	q1=$(counter recv_queued)
+	d1=$(counter recv_drop_rcvbuf)
+	m1=$(mem_avail_kb)
+	read -r queued bytes < <(ip netns exec $B "$BIN/rds-info" -r |
+		awk -v p=$PORT 'NF == 7 && ($2 == p || $4 == p) { n++; b += $7 }
+				END { print n + 0, b + 0 }')
+	echo "sent $n, queued $((q1 - q0)), dropped $((d1 - d0))"
+	echo "receive queue: $queued messages, $bytes bytes (hard limit $HARD)"
+	echo "MemAvailable went down by $(((m0 - m1) / 1024)) MiB"
+	exec {HOLD[1]}>&-
+	wait
+
+	[ $rc = 0 ] || { echo "flood failed"; return 1; }
+	# Everything reached the socket: queued or dropped, nothing else.
+	[ $((q1 - q0 + d1 - d0)) = "$n" ] || return 1
+	[ $((d1 - d0)) -gt 0 ] || return 1
+	[ "$queued" -gt 0 ] && [ "$bytes" -le $HARD ] || return 1
+	# What the queue holds is what the flood costs (slack for the rest).
+	[ $(((m0 - m1) / 1024)) -lt 64 ]
+}
+
+ktap_plan 3
+ktap_test "load rds_tcp, netns pair" setup || ktap_finished
+ktap_test "many small messages, a reader: nothing dropped" \
+	well_behaved
+ktap_test "peer ignoring congestion: memory bounded, drops counted" flood
+ip netns exec $A "$BIN/rds-info" -c | grep -E 'recv_drop|recv_queued' | sed 's/^/# /'
+cleanup_netns
+ktap_finished
