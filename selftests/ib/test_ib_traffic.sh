@@ -80,7 +80,6 @@ rdma_ops_refused() {
 	    return False
 	ok = refused("RDS_GET_MR", lambda: s.setsockopt(SOL_RDS, RDS_GET_MR, bytes(32)))
 	# struct rds_rdma_args, well formed: one local buffer of 8 bytes.
-	buf = bytearray(8)
 	args = struct.pack("=QQQQQQQ", 0, 0, 8, 0, 1, 0, 0)
 	ok &= refused("RDMA_ARGS cmsg", lambda: s.sendmsg(
 	    [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS, args)], 0,
