@@ -20,17 +20,22 @@
 
 # Kernel discovery. KVER and KDIR given on the command line win (make passes
 # them on to every sub-make). Otherwise: the running kernel's headers, else
-# the newest Debian amd64 headers whose kernel image is installed (the guests
-# boot it), else the newest Debian amd64 headers. SYSROOT prefixes every path
-# looked at, so that a selftest can point discovery at a made-up tree.
+# the newest Debian amd64 headers of the SERIES install-deps installs whose
+# kernel image is installed (the guests boot it), else the newest such
+# headers of any series, else the newest Debian amd64 headers. So installing
+# a second series (6.12) next to it changes nothing until KVER asks for it.
+# SYSROOT prefixes every path looked at, so that a selftest can point
+# discovery at a made-up tree.
 #
 # The results are deliberately not exported: `make check` and `make run`
 # install missing packages first and then start a new make, which must look
 # again instead of inheriting what this one found before the headers existed.
 SYSROOT ?=
+SERIES ?= 6.1
 headers = $(sort $(wildcard $(SYSROOT)/usr/src/linux-headers-*-amd64))
 booted = $(foreach h,$(headers),$(if $(wildcard $(SYSROOT)/boot/vmlinuz-$(h:$(SYSROOT)/usr/src/linux-headers-%=%)),$(h)))
 newest = $(shell printf '%s\n' $(1) | sort -V | tail -n 1)
+in_series = $(filter $(SYSROOT)/usr/src/linux-headers-$(SERIES).%,$(1))
 
 ifneq ($(KVER),)
 ifeq ($(KDIR),)
@@ -39,6 +44,7 @@ endif
 else
 ifeq ($(KDIR),)
 KDIR := $(or $(wildcard $(SYSROOT)/lib/modules/$(shell uname -r)/build), \
+	     $(call newest,$(call in_series,$(booted))), \
 	     $(call newest,$(booted)), $(call newest,$(headers)))
 endif
 KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \

@@ -41,7 +41,7 @@ expect() {
 	fi
 }
 
-ktap_plan 7
+ktap_plan 8
 
 r=$tmp/fresh
 mkdir -p "$r"
@@ -73,6 +73,13 @@ expect "KVER on the command line wins" \
 expect "KDIR on the command line gives its own KVER" \
 	"KVER=6.1.0-11-amd64 KDIR=$r/usr/src/linux-headers-6.1.0-11-amd64 " \
 	"$(found "$r" DEPS=true KDIR="$r/usr/src/linux-headers-6.1.0-11-amd64")"
+
+r=$tmp/series
+fake_kernel "$r" 6.1.0-10-amd64 image
+fake_kernel "$r" 6.12.38+deb12-amd64 image
+expect "a newer series installed beside 6.1 is used only when asked for" \
+	"KVER=6.1.0-10-amd64 KDIR=$r/usr/src/linux-headers-6.1.0-10-amd64 " \
+	"$(found "$r" DEPS=true)"
 
 r=$tmp/empty
 mkdir -p "$r"
