@@ -478,6 +478,17 @@ struct rds_transport {
 	/* 0 if this transport can send from @addr in @net, else -EADDRNOTAVAIL. */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope_id);
+	/*
+	 * Optional, may sleep, in pairs per netns: a socket of @net was
+	 * bound through this transport (sock_bound), and that socket is
+	 * being released (sock_unbound, after its messages left its
+	 * connections).  Lets a transport keep per-netns objects that pin
+	 * the netns only while sockets there use it: rdma_cm ids hold a
+	 * reference on theirs, so listeners and connections kept for a
+	 * netns nobody uses any more would keep it alive for ever.
+	 */
+	void (*sock_bound)(struct net *net);
+	void (*sock_unbound)(struct net *net);
 	/* Per-path state into cp->cp_transport_data, for each path of conn. */
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
 	void (*conn_free)(struct rds_connection *conn);

@@ -489,18 +489,12 @@ static struct rdma_cm_id *rds_ib_listen_one(struct net *net,
 	return id;
 }
 
-/* An rdma_cm id holds a reference on its netns (rdma_create_id() takes
- * one), so a listener created here would keep any other netns alive for
- * ever: for now we listen in init_net only, the one netns in which 6.1's
- * rxe carries RDMA CM traffic anyway.
- */
+/* When a netns listens: see struct rds_ib_net. */
 int rds_ib_listen_init(struct rds_ib_net *rin)
 {
 	struct in6_addr any4;
 	struct rdma_cm_id *id;
 
-	if (!net_eq(rin->rin_net, &init_net))
-		return 0;
 	ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any4);
 	id = rds_ib_listen_one(rin->rin_net, &any4, RDS_IB_PORT);
 	if (IS_ERR(id))

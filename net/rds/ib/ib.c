@@ -13,9 +13,7 @@
 static unsigned int rds_ib_netid;
 static bool rds_ib_unloading_flag;
 
-/* An address is ours when rdma_cm binds it to an InfiniBand-type device.
- * Only init_net for now: see rds_ib_listen_init() for why.
- */
+/* An address is ours when rdma_cm binds it to an InfiniBand-type device. */
 static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 			      u32 scope_id)
 {
@@ -23,8 +21,6 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 	struct rdma_cm_id *id;
 	int ret;
 
-	if (!net_eq(net, &init_net))
-		return -EPROTOTYPE;
 	/* rdma_bind_addr() takes any link-local address; ask the stack. */
 	if (!ipv6_addr_v4mapped(addr) &&
 	    (ipv6_addr_type(addr) & IPV6_ADDR_LINKLOCAL)) {
@@ -50,6 +46,42 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 		ret = -EADDRNOTAVAIL;
 	rdma_destroy_id(id);
 	return ret ? -EADDRNOTAVAIL : 0;
+}
+
+static struct rds_ib_net *rds_ib_net(struct net *net)
+{
+	return net_generic(net, rds_ib_netid);
+}
+
+/* A socket may bind without listeners: it can still connect out. */
+static void rds_ib_sock_bound(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+	int ret;
+
+	mutex_lock(&rin->rin_lock);
+	rin->rin_socks++;
+	if (!rin->rin_listen) {
+		ret = rds_ib_listen_init(rin);
+		if (ret)
+			pr_debug("rds_rdma: no listener in a netns: %d\n", ret);
+	}
+	mutex_unlock(&rin->rin_lock);
+}
+
+/* The listeners go first, so that no request makes a connection behind
+ * the destroy's back.
+ */
+static void rds_ib_sock_unbound(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+
+	mutex_lock(&rin->rin_lock);
+	if (!--rin->rin_socks && !net_eq(net, &init_net)) {
+		rds_ib_listen_stop(rin);
+		rds_conn_destroy_all(net, &rds_ib_transport);
+	}
+	mutex_unlock(&rin->rin_lock);
 }
 
 static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
@@ -107,6 +139,8 @@ struct rds_transport rds_ib_transport = {
 	.t_owner		= THIS_MODULE,
 	.t_type			= RDS_TRANS_IB,
 	.laddr_check		= rds_ib_laddr_check,
+	.sock_bound		= rds_ib_sock_bound,
+	.sock_unbound		= rds_ib_sock_unbound,
 	.conn_alloc		= rds_ib_conn_alloc,
 	.conn_free		= rds_ib_conn_free,
 	.conn_path_connect	= rds_ib_conn_path_connect,
@@ -121,19 +155,27 @@ struct rds_transport rds_ib_transport = {
 
 static __net_init int rds_ib_net_init(struct net *net)
 {
-	struct rds_ib_net *rin = net_generic(net, rds_ib_netid);
+	struct rds_ib_net *rin = rds_ib_net(net);
 
 	rin->rin_net = net;
+	mutex_init(&rin->rin_lock);
+	if (!net_eq(net, &init_net))
+		return 0;
 	return rds_ib_listen_init(rin);
 }
 
-/* No new connection once the listeners are gone, then none at all. */
+/* No new connection once the listeners are gone, then none at all.  Only
+ * init_net has any left here (at module unload): another netns cannot
+ * exit while we hold an id in it, and its last socket took them all.
+ */
 static __net_exit void rds_ib_net_exit(struct net *net)
 {
-	struct rds_ib_net *rin = net_generic(net, rds_ib_netid);
+	struct rds_ib_net *rin = rds_ib_net(net);
 
 	rds_ib_listen_stop(rin);
 	rds_conn_destroy_all(net, &rds_ib_transport);
+	WARN_ON_ONCE(rin->rin_socks);
+	mutex_destroy(&rin->rin_lock);
 }
 
 static struct pernet_operations rds_ib_net_ops = {

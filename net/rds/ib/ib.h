@@ -11,6 +11,7 @@
  * one (RDS_FLAG_ACK_REQUIRED).
  *
  * Lock order (outermost first):
+ *   rin_lock (a netns's first bind and last release)
  *   cp_cm_lock (rds.ko, around connect and shutdown)
  *     -> the rdma_cm handler mutex of an id (held in our event handler,
  *        taken by rdma_destroy_id())
@@ -211,9 +212,20 @@ static inline struct rds_connection *rds_ib_conn(struct rds_ib_connection *ic)
 	return ic->i_cp->cp_conn;
 }
 
-/* Per network namespace: the two listeners. */
+/* Per network namespace: the two listeners.
+ *
+ * Every rdma_cm id holds a reference on its netns, so what we keep for a
+ * netns keeps it alive.  init_net never goes: it listens from module load
+ * to unload, as in-tree.  Any other netns has listeners and connections
+ * only while sockets there are bound through us (rin_socks): the first
+ * bind starts the listeners, the last release stops them and destroys the
+ * netns's connections, and then nothing of ours holds the netns.
+ * rin_lock protects rin_socks and the listener pointers.
+ */
 struct rds_ib_net {
 	struct net		*rin_net;
+	struct mutex		rin_lock;	/* rin_socks, listeners */
+	unsigned int		rin_socks;
 	struct rdma_cm_id	*rin_listen;
 	struct rdma_cm_id	*rin_listen6;
 };
