@@ -637,7 +637,7 @@ int main(int argc, char **argv)
 				(unsigned long long)total);
 			report_pending(last_progress);
 			if (missed)
-				fprintf(stderr, "  %llu messages were readable without an EPOLLIN\n",
+				fprintf(stderr, "  %llu readable without an EPOLLIN\n",
 					(unsigned long long)missed);
 			return 1;
 		}

@@ -74,7 +74,8 @@ rds_ib_fill_priv(struct rds_ib_connection *ic, union rds_ib_conn_priv *dp,
 	/* Whatever the peer sent that we have: it may drop it at once. */
 	put_unaligned(cpu_to_be64(atomic64_read(&ic->i_ack_next)),
 		      &cmn->ricpc_ack_seq);
-	/* ricpc_credit stays 0: we do not do flow control. */
+	/* Non-zero asks for flow control and gives the first credits. */
+	cmn->ricpc_credit = cpu_to_be32(rds_ib_credits_advertise_all(ic));
 	return cmn;
 }
 
@@ -215,6 +216,8 @@ static int rds_ib_route_resolved(struct rds_ib_connection *ic,
 	union rds_ib_conn_priv dp;
 	int ret;
 
+	/* Asked for; on only if the reply asks too (rds_ib_established()). */
+	rds_ib_credits_init(ic, READ_ONCE(rds_ib_sysctl_flow_control));
 	ret = rds_ib_setup(ic, id);
 	if (ret)
 		return ret;
@@ -254,6 +257,10 @@ static void rds_ib_established(struct rds_ib_connection *ic,
 		conn->c_version = RDS_PROTOCOL(cmn->ricpc_protocol_major,
 					       cmn->ricpc_protocol_minor);
 		rds_ib_peer_ack(ic, cmn);
+		if (cmn->ricpc_credit)
+			rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
+		else
+			ic->i_flowctl = false;
 	}
 	if (conn->c_version != RDS_PROTOCOL_4_1 &&
 	    conn->c_version != RDS_PROTOCOL_3_1) {
@@ -261,10 +268,11 @@ static void rds_ib_established(struct rds_ib_connection *ic,
 		return;
 	}
 	ic->i_proposed_version = RDS_PROTOCOL_4_1;
-	pr_debug("rds_rdma: %pI6c->%pI6c up, version %u.%u\n",
+	pr_debug("rds_rdma: %pI6c->%pI6c up, version %u.%u%s\n",
 		 &conn->c_laddr, &conn->c_faddr,
 		 RDS_PROTOCOL_MAJOR(conn->c_version),
-		 RDS_PROTOCOL_MINOR(conn->c_version));
+		 RDS_PROTOCOL_MINOR(conn->c_version),
+		 ic->i_flowctl ? ", flow control" : "");
 	rds_connect_path_complete(ic->i_cp, RDS_CONN_CONNECTING);
 }
 
@@ -310,9 +318,13 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 		goto out;
 	}
 	ic->i_isv6 = isv6;
+	/* Flow control when both ask: the request's credit says it does. */
+	rds_ib_credits_init(ic, READ_ONCE(rds_ib_sysctl_flow_control) &&
+			    cmn->ricpc_credit);
 	ret = rds_ib_setup(ic, id);
 	if (ret)
 		goto out;
+	rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
 	ic->i_cm_id = id;
 	id->context = ic;
 	conn->c_version = version;

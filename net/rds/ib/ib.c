@@ -48,7 +48,7 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 	return ret ? -EADDRNOTAVAIL : 0;
 }
 
-static struct rds_ib_net *rds_ib_net(struct net *net)
+struct rds_ib_net *rds_ib_net(struct net *net)
 {
 	return net_generic(net, rds_ib_netid);
 }
@@ -151,6 +151,7 @@ struct rds_transport rds_ib_transport = {
 	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
 	.inc_free		= rds_ib_inc_free,
 	.t_unloading		= rds_ib_t_unloading,
+	.stats_info_copy	= rds_ib_stats_info_copy,
 };
 
 static __net_init int rds_ib_net_init(struct net *net)

@@ -49,6 +49,11 @@
 #define RDS_IB_DEFAULT_UNSIG_WR		16
 #define RDS_IB_DEFAULT_RETRY_COUNT	1
 
+/* Flow control: h_credit is a u8, so an update gives at most this many. */
+#define RDS_IB_MAX_ADV_CREDIT		255
+/* Receives posted since the last update that make one worth sending. */
+#define RDS_IB_CREDIT_UPDATE		16
+
 /* The connection private data, natural alignment: 32 bytes for IPv4, 56
  * for IPv6 (checked at build time).  Fields are only ever added at the end.
  */
@@ -141,10 +146,38 @@ struct rds_ib_incoming {
 	struct rds_incoming	ii_inc;
 };
 
+/* Counters in RDS_INFO_COUNTERS, by in-tree's names. */
+enum rds_ib_stat {
+	RDS_IB_STAT_TX_RING_FULL,
+	RDS_IB_STAT_TX_THROTTLE,
+	RDS_IB_STAT_TX_CREDIT_UPDATES,
+	RDS_IB_STAT_RX_ALLOC_LIMIT,
+	RDS_IB_STAT_RX_TOTAL_FRAGS,
+	RDS_IB_STAT_RX_TOTAL_INCS,
+	RDS_IB_STAT_RX_CREDIT_UPDATES,
+	RDS_IB_STAT_ACK_SENT,
+	RDS_IB_STAT_ACK_SEND_FAILURE,
+	RDS_IB_STAT_ACK_SEND_PIGGYBACKED,
+	RDS_IB_STAT_ACK_RECEIVED,
+	RDS_IB_STAT_NR
+};
+
+struct rds_ib_statistics {
+	u64	s[RDS_IB_STAT_NR];
+};
+
+DECLARE_PER_CPU(struct rds_ib_statistics, rds_ib_stats);
+
+static inline void rds_ib_stats_inc(enum rds_ib_stat which)
+{
+	this_cpu_inc(rds_ib_stats.s[which]);
+}
+
 /* i_ack_flags bits */
 enum {
 	RDS_IB_ACK_REQUESTED,	/* the peer asked; send an ack soon */
 	RDS_IB_ACK_IN_FLIGHT,	/* i_ack_hdr is posted */
+	RDS_IB_PEER_LOW,	/* the peer's data ran its credits low */
 };
 
 /* Per path state (cp->cp_transport_data); IB has one path per connection.
@@ -189,6 +222,16 @@ struct rds_ib_connection {
 	u32			i_max_unsignaled;
 	bool			i_send_full;	/* a sender waits for room */
 
+	/* Flow control (see send.c), on when both sides asked for it.
+	 * i_credits: the peer's receives we may still fill (low 16 bits),
+	 * and our receives posted since we last told the peer (high 16).
+	 * i_peer_credits: what the peer may still send us, as we see it.
+	 */
+	bool			i_flowctl;
+	atomic_t		i_credits;
+	atomic_t		i_peer_credits;
+	u32			i_credit_batch;	/* receives worth an update */
+
 	/* the ack-only fragment */
 	struct ib_cqe		i_ack_cqe;
 	struct ib_send_wr	i_ack_wr;
@@ -231,6 +274,7 @@ struct rds_ib_net {
 };
 
 extern struct rds_transport rds_ib_transport;
+struct rds_ib_net *rds_ib_net(struct net *net);
 extern struct ib_client rds_ib_client;
 extern struct kmem_cache *rds_ib_incoming_slab;
 
@@ -239,6 +283,8 @@ extern unsigned long rds_ib_sysctl_max_send_wr;
 extern unsigned long rds_ib_sysctl_max_recv_wr;
 extern unsigned long rds_ib_sysctl_max_unsig_wrs;
 extern unsigned int rds_ib_sysctl_retry_count;
+extern unsigned int rds_ib_sysctl_flow_control;
+extern unsigned long rds_ib_sysctl_max_recv_allocation;
 int rds_ib_sysctl_init(void);
 void rds_ib_sysctl_exit(void);
 
@@ -275,9 +321,17 @@ void rds_ib_attempt_ack(struct rds_ib_connection *ic);
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/* send.c: flow control */
+void rds_ib_credits_init(struct rds_ib_connection *ic, bool flowctl);
+void rds_ib_credits_add(struct rds_ib_connection *ic, unsigned int credits);
+void rds_ib_credits_posted(struct rds_ib_connection *ic, unsigned int posted);
+u32 rds_ib_credits_advertise_all(struct rds_ib_connection *ic);
+
 /* info.c */
 void rds_ib_info_init(void);
 void rds_ib_info_exit(void);
+unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
+				    unsigned int avail);
 
 /* recv.c */
 int rds_ib_recv_path(struct rds_conn_path *cp);

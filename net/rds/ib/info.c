@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The RDS_INFO_IB_CONNECTIONS / RDS6_INFO_IB_CONNECTIONS tables: every
  * RDS/IB connection of the caller's netns, with its GIDs, ring sizes and
- * service level while a queue pair is attached, as in-tree.
+ * service level while a queue pair is attached, as in-tree; and our
+ * counters at the end of RDS_INFO_COUNTERS.
  */
 #include <net/ipv6.h>
 
@@ -30,9 +31,11 @@ static void rds_ib_info_path(struct rds_ib_connection *ic,
 	mutex_unlock(&ic->i_mutex);
 }
 
-/* The paths of @conn live until its destroy, which happens only when its
- * netns goes (no caller there any more) or when we unload (after the
- * tables are unregistered, which waits for running callers).
+/* The paths of @conn live until its destroy, which happens when the last
+ * socket bound through us in its netns is released (under rin_lock, which
+ * the walk holds), when its netns goes (no caller there any more) or when
+ * we unload (after the tables are unregistered, which waits for running
+ * callers).
  */
 static void rds_ib_info_conn(struct rds_connection *conn, void *arg)
 {
@@ -70,9 +73,12 @@ static void rds_ib_info(struct socket *sock, struct rds_info_iterator *iter,
 			struct rds_info_lengths *lens, bool v6)
 {
 	struct rds_ib_info_walk w = { .iter = iter, .v6 = v6 };
+	struct net *net = sock_net(sock->sk);
+	struct rds_ib_net *rin = rds_ib_net(net);
 
-	rds_conn_for_each(sock_net(sock->sk), &rds_ib_transport,
-			  rds_ib_info_conn, &w);
+	mutex_lock(&rin->rin_lock);
+	rds_conn_for_each(net, &rds_ib_transport, rds_ib_info_conn, &w);
+	mutex_unlock(&rin->rin_lock);
 	lens->nr = w.nr;
 	lens->each = v6 ? sizeof(struct rds6_info_rdma_connection) :
 			  sizeof(struct rds_info_rdma_connection);
@@ -90,6 +96,37 @@ static void rds_ib_info6(struct socket *sock, unsigned int len,
 			 struct rds_info_lengths *lens)
 {
 	rds_ib_info(sock, iter, lens, true);
+}
+
+DEFINE_PER_CPU(struct rds_ib_statistics, rds_ib_stats);
+
+static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
+	[RDS_IB_STAT_TX_RING_FULL]		= "ib_tx_ring_full",
+	[RDS_IB_STAT_TX_THROTTLE]		= "ib_tx_throttle",
+	[RDS_IB_STAT_TX_CREDIT_UPDATES]		= "ib_tx_credit_updates",
+	[RDS_IB_STAT_RX_ALLOC_LIMIT]		= "ib_rx_alloc_limit",
+	[RDS_IB_STAT_RX_TOTAL_FRAGS]		= "ib_rx_total_frags",
+	[RDS_IB_STAT_RX_TOTAL_INCS]		= "ib_rx_total_incs",
+	[RDS_IB_STAT_RX_CREDIT_UPDATES]		= "ib_rx_credit_updates",
+	[RDS_IB_STAT_ACK_SENT]			= "ib_ack_sent",
+	[RDS_IB_STAT_ACK_SEND_FAILURE]		= "ib_ack_send_failure",
+	[RDS_IB_STAT_ACK_SEND_PIGGYBACKED]	= "ib_ack_send_piggybacked",
+	[RDS_IB_STAT_ACK_RECEIVED]		= "ib_ack_received",
+};
+
+unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
+				    unsigned int avail)
+{
+	u64 sum[RDS_IB_STAT_NR] = { };
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct rds_ib_statistics *s = per_cpu_ptr(&rds_ib_stats, cpu);
+
+		for (i = 0; i < RDS_IB_STAT_NR; i++)
+			sum[i] += READ_ONCE(s->s[i]);
+	}
+	return rds_stats_info_copy(iter, sum, rds_ib_stat_names, RDS_IB_STAT_NR);
 }
 
 void rds_ib_info_init(void)

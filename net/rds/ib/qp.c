@@ -221,8 +221,12 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 
 	ic->i_send_nr = clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_send_wr), 2, max);
+	/* Flow control counts posted receives in 15 bits. */
 	ic->i_recv_nr = clamp_t(unsigned long,
-				READ_ONCE(rds_ib_sysctl_max_recv_wr), 2, max);
+				READ_ONCE(rds_ib_sysctl_max_recv_wr), 2,
+				min_t(u32, max, 0x7fff));
+	ic->i_credit_batch = clamp_t(u32, ic->i_recv_nr / 4, 1,
+				     RDS_IB_CREDIT_UPDATE);
 	/* A run of unsignaled sends must end before the ring does, or a
 	 * full ring could wait for a completion nobody asked for.
 	 */

@@ -15,6 +15,31 @@
 
 struct kmem_cache *rds_ib_incoming_slab;
 
+/* Receive pages held by all connections: posted, or in a message not yet
+ * freed.  Bounded by max_recv_allocation.
+ */
+static atomic_t rds_ib_recv_pages = ATOMIC_INIT(0);
+
+static bool rds_ib_recv_page_charge(void)
+{
+	unsigned long max = READ_ONCE(rds_ib_sysctl_max_recv_allocation);
+	int old = atomic_read(&rds_ib_recv_pages);
+
+	do {
+		if (old >= min_t(unsigned long, max, INT_MAX)) {
+			rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_LIMIT);
+			return false;
+		}
+	} while (!atomic_try_cmpxchg(&rds_ib_recv_pages, &old, old + 1));
+	return true;
+}
+
+static void rds_ib_recv_page_free(struct page *page)
+{
+	__free_page(page);
+	atomic_dec(&rds_ib_recv_pages);
+}
+
 /* Frees what a slot holds for the next fragment.  The slot is not posted. */
 void rds_ib_recv_slot_release(struct ib_device *dev,
 			      struct rds_ib_recv_slot *slot)
@@ -22,7 +47,7 @@ void rds_ib_recv_slot_release(struct ib_device *dev,
 	if (slot->r_page) {
 		ib_dma_unmap_page(dev, slot->r_page_dma,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-		__free_page(slot->r_page);
+		rds_ib_recv_page_free(slot->r_page);
 		slot->r_page = NULL;
 	}
 	if (slot->r_ibinc) {
@@ -42,14 +67,18 @@ static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
 			return -ENOMEM;
 	}
 	if (!slot->r_page) {
-		slot->r_page = alloc_page(gfp);
-		if (!slot->r_page)
+		if (!rds_ib_recv_page_charge())
 			return -ENOMEM;
+		slot->r_page = alloc_page(gfp);
+		if (!slot->r_page) {
+			atomic_dec(&rds_ib_recv_pages);
+			return -ENOMEM;
+		}
 		slot->r_page_dma = ib_dma_map_page(dev, slot->r_page, 0,
 						   RDS_FRAG_SIZE,
 						   DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(dev, slot->r_page_dma)) {
-			__free_page(slot->r_page);
+			rds_ib_recv_page_free(slot->r_page);
 			slot->r_page = NULL;
 			return -ENOMEM;
 		}
@@ -81,12 +110,14 @@ static int rds_ib_recv_post(struct rds_ib_connection *ic,
 
 /* Posts every slot waiting on i_recv_free.  Process context, with the QP
  * attached and its attachment held (i_mutex, or before it is published).
- * Slots it could not fill go back on the list for the next call.
+ * Slots it could not fill go back on the list for the next call.  What it
+ * posted is credit for the peer.
  */
 int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 {
 	struct llist_node *list = llist_del_all(&ic->i_recv_free);
 	struct rds_ib_recv_slot *slot, *tmp;
+	unsigned int posted = 0;
 	int ret = 0;
 
 	llist_for_each_entry_safe(slot, tmp, list, r_free) {
@@ -96,7 +127,10 @@ int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 			ret = rds_ib_recv_post(ic, slot);
 		if (ret)
 			llist_add(&slot->r_free, &ic->i_recv_free);
+		else
+			posted++;
 	}
+	rds_ib_credits_posted(ic, posted);
 	return ret;
 }
 
@@ -159,6 +193,7 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	const struct rds_header *hdr = &ibinc->ii_inc.i_hdr;
 
 	ic->i_ibinc = NULL;
+	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_INCS);
 	/* A peer address of our own netns has one congestion map, which its
 	 * sockets keep exact: an update in flight would only make it stale.
 	 */
@@ -190,15 +225,26 @@ static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 	if (!rds_header_csum_ok(hdr))
 		return "header checksum";
 	data_len = len - sizeof(*hdr);
+	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_FRAGS);
 
 	ack = be64_to_cpu(hdr->h_ack);
 	if (ack != ic->i_ack_recv) {
 		ic->i_ack_recv = ack;
 		rds_send_path_drop_acked(ic->i_cp, ack, NULL);
 	}
+	if (ic->i_flowctl) {
+		atomic_dec(&ic->i_peer_credits);
+		rds_ib_credits_add(ic, hdr->h_credit);
+	}
 	/* An ack alone: ports 0, no data. */
-	if (!hdr->h_sport && !hdr->h_dport && !data_len)
+	if (!hdr->h_sport && !hdr->h_dport && !data_len) {
+		rds_ib_stats_inc(RDS_IB_STAT_ACK_RECEIVED);
 		return NULL;
+	}
+	/* Its data ran the peer low: tell it of our next receives at once. */
+	if (ic->i_flowctl &&
+	    atomic_read(&ic->i_peer_credits) < (int)ic->i_credit_batch)
+		set_bit(RDS_IB_PEER_LOW, &ic->i_ack_flags);
 
 	ibinc = ic->i_ibinc;
 	if (!ibinc) {
@@ -275,7 +321,7 @@ void rds_ib_inc_free(struct rds_incoming *inc)
 
 	list_for_each_entry_safe(page, tmp, &ibinc->ii_pages, lru) {
 		list_del(&page->lru);
-		__free_page(page);
+		rds_ib_recv_page_free(page);
 	}
 	kmem_cache_free(rds_ib_incoming_slab, ibinc);
 }
