@@ -46,8 +46,8 @@ ktap_test "$n messages up to 64 KiB, 2+2 sockets, both ways, ring of 32" \
 	ib_diag
 
 ktap_test "credits were given and ran out (counters)" bash -c \
-	"'$BIN/rds-info' -c | grep '^ *ib_' | tee /dev/stderr |
-	 awk '\$2 > 0 { n[\$1] = 1 }
+	"c=\$('$BIN/rds-info' -c | grep '^ *ib_'); echo \"\$c\"
+	 echo \"\$c\" | awk '\$2 > 0 { n[\$1] = 1 }
 	      END { exit !(n[\"ib_tx_credit_updates\"] && n[\"ib_rx_credit_updates\"] &&
 			   n[\"ib_tx_throttle\"]) }'"
 

@@ -88,8 +88,11 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 now=$(listeners)
-ktap_test "a socket bound through IB in the netns starts its listeners ($base -> $now)" \
-	test "$now" -gt "$base"
+if ! ktap_test "a socket bound through IB in the netns starts its listeners ($base -> $now)" \
+	test "$now" -gt "$base"; then
+	sed 's/^/# sender: /' "$log"
+	rdma resource show cm_id | sed 's/^/# /'
+fi
 
 a0=$(attempts)
 sleep 10
