@@ -20,10 +20,12 @@ NS=rdsib
 NA=10.78.0.1
 NB=10.78.0.2
 
-# The rdma_cm ids listening on RDS/IB's IPv4 port, in every netns: one per
-# RDMA device for each listener.
+# The rdma_cm ids listening on RDS/IB's IPv4 port, in every netns: each
+# listener has one per RDMA device. Counted on init_net's two devices,
+# which stay while the netns's come and go.
 listeners() {
-	rdma resource show cm_id | grep -c 'src-addr 0\.0\.0\.0:18634'
+	rdma resource show cm_id |
+		grep -c '^link rxe[01]/- .*src-addr 0\.0\.0\.0:18634'
 }
 
 attempts() {
