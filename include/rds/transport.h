@@ -298,6 +298,10 @@ struct rds_connection {
 	bool			c_loopback;	/* faddr is local to c_net */
 	bool			c_passive;	/* created by an accept */
 	bool			c_destroying;
+	/* RDS_PROTOCOL_VERSION unless the transport negotiates another with
+	 * the peer (IB: 4.1 or 3.1), which it sets before it completes the
+	 * connect with rds_connect_path_complete().
+	 */
 	u16			c_version;
 	struct rds_transport	*c_trans;
 	void			*c_transport_data;	/* whole-connection data */
@@ -347,6 +351,14 @@ bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new);
 /*
  * Find or create the connection for an accepted transport connection.  The
  * caller gets a reference.  Returns ERR_PTR on failure.
+ *
+ * A transport whose peer connects by request (IB: an rdma_cm connect
+ * request) claims the path for the request itself, from its own context:
+ * rds_conn_path_transition(cp, RDS_CONN_DOWN, RDS_CONN_CONNECTING), the
+ * same step the connect work takes, so that one of the two wins.  It then
+ * completes with rds_connect_path_complete() or fails with
+ * rds_conn_path_error() like an outgoing connect.  Losing the transition
+ * means the path is connecting already or up: the request is refused.
  */
 struct rds_connection *rds_conn_create(struct net *net,
 				       const struct in6_addr *laddr,
@@ -468,6 +480,17 @@ struct rds_transport {
 	/* 0 if this transport can send from @addr in @net, else -EADDRNOTAVAIL. */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope_id);
+	/*
+	 * Optional, may sleep, in pairs per netns: a socket of @net was
+	 * bound through this transport (sock_bound), and that socket is
+	 * being released (sock_unbound, after its messages left its
+	 * connections).  Lets a transport keep per-netns objects that pin
+	 * the netns only while sockets there use it: rdma_cm ids hold a
+	 * reference on theirs, so listeners and connections kept for a
+	 * netns nobody uses any more would keep it alive for ever.
+	 */
+	void (*sock_bound)(struct net *net);
+	void (*sock_unbound)(struct net *net);
 	/* Per-path state into cp->cp_transport_data, for each path of conn. */
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
 	void (*conn_free)(struct rds_connection *conn);

@@ -77,6 +77,9 @@ static int rds_release(struct socket *sock)
 		rs->rs_conn = NULL;
 	}
 	if (rs->rs_transport) {
+		/* rs_bound outlives rds_remove_bound(): set iff bind worked. */
+		if (rds_sock_bound(rs) && rs->rs_transport->sock_unbound)
+			rs->rs_transport->sock_unbound(sock_net(sk));
 		rds_trans_put(rs->rs_transport);
 		rs->rs_transport = NULL;
 	}

@@ -196,6 +196,8 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	if (ret)
 		goto out_put_trans;
 	rs->rs_transport = trans;
+	if (trans->sock_bound)
+		trans->sock_bound(net);
 	release_sock(sk);
 	return 0;
 

@@ -100,8 +100,14 @@ void rds_queue_reconnect(struct rds_conn_path *cp)
 	if (test_bit(RDS_RECONNECT_PENDING, &cp->cp_flags))
 		return;
 	cp->cp_reconnect_jiffies = delay ? min(delay * 2, max_j) : min_j;
-	if (delay)
+	/* Both ends of an IB connection connect, and refuse each other's
+	 * attempt while their own is under way: a random half of the wait
+	 * lets one of them win, as in-tree.
+	 */
+	if (delay) {
 		delay = clamp(delay, min_j, max_j);
+		delay -= get_random_u32_below(delay / 2 + 1);
+	}
 	rds_path_queue_connect(cp, delay);
 }
 

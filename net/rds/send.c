@@ -449,13 +449,25 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* Of our control messages only the zerocopy cookie is supported without
- * an RDMA transport.  As in-tree: MSG_ZEROCOPY needs a cookie, and a
- * cookie needs a zerocopy send (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
+/* An RDMA request in-tree would go on to map: big enough, with local
+ * buffers to name.
+ */
+static bool rds_send_rdma_args_ok(const struct cmsghdr *cmsg)
+{
+	const struct rds_rdma_args *args = CMSG_DATA(cmsg);
+
+	return cmsg->cmsg_len >= CMSG_LEN(sizeof(*args)) && args->nr_local;
+}
+
+/* No transport does RDMA operations yet.  As in-tree on a transport
+ * without them: malformed RDMA and atomic requests are invalid, well-formed
+ * ones are not supported.  Of the rest only the zerocopy cookie is ours: as
+ * in-tree, MSG_ZEROCOPY needs a cookie, and a cookie needs a zerocopy send
+ * (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
  */
 static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 {
-	bool have_cookie = false, map = false;
+	bool have_cookie = false, unsupported = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -463,13 +475,29 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 			return -EINVAL;
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
-		/* In-tree asks the transport to map it: none of ours can. */
-		if (cmsg->cmsg_type == RDS_CMSG_RDMA_MAP) {
-			map = true;
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+			if (!rds_send_rdma_args_ok(cmsg))
+				return -EINVAL;
+			unsupported = true;
 			continue;
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_atomic_args)))
+				return -EINVAL;
+			unsupported = true;
+			continue;
+		case RDS_CMSG_RDMA_MAP:
+			/* In-tree asks the transport to map it. */
+			unsupported = true;
+			continue;
+		case RDS_CMSG_ZCOPY_COOKIE:
+			break;
+		default:
+			return -EINVAL;	/* RDMA_DEST too: no MR exists */
 		}
-		if (cmsg->cmsg_type != RDS_CMSG_ZCOPY_COOKIE)
-			return -EINVAL;
 		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
 			return -EINVAL;
 		memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
@@ -477,7 +505,7 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 	}
 	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
 		return -EINVAL;
-	return map ? -EOPNOTSUPP : 0;
+	return unsupported ? -EOPNOTSUPP : 0;
 }
 
 /* The message to send, its payload copied or (zerocopy) pinned. */

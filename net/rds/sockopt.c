@@ -73,10 +73,14 @@ static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (type < 0 || type >= RDS_TRANS_COUNT)
 		return -EINVAL;
-	/* As in-tree: RDS over IB is for the initial namespace only. */
-	if (type != RDS_TRANS_TCP && !net_eq(net, &init_net))
-		return -EPROTOTYPE;
 	trans = rds_trans_get(type);
+	/* In-tree serves RDS/IB in the initial namespace only and refuses
+	 * any other transport elsewhere with EPROTOTYPE.  Ours serves every
+	 * netns; asking there for a transport we do not have gets in-tree's
+	 * errno.
+	 */
+	if (!trans && type != RDS_TRANS_TCP && !net_eq(net, &init_net))
+		return -EPROTOTYPE;
 	if (!trans)
 		return -ENOPROTOOPT;
 	rs->rs_transport = trans;

@@ -14,7 +14,9 @@
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
+ *               [-T tcp|ib]
  *
+ * -T pins every socket to that transport (SO_RDS_TRANSPORT) before bind.
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
@@ -38,6 +40,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/rds.h>
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -55,6 +58,7 @@ struct rsock {
 	int next_dst;			/* round robin over the peers */
 	int blocked;			/* waits for EPOLLOUT */
 	int last_err;			/* of the last refused send */
+	double last_err_at;		/* and when */
 };
 
 /* One direction of one pair: sender socket s -> receiver socket r. */
@@ -72,6 +76,7 @@ static uint64_t seed = 1;
 static unsigned int max_size = 65536;
 static int verbose;
 static int only_side = -1;		/* -S: the side opened here, or -1 */
+static int transport = -1;		/* -T: RDS_TRANS_*, or -1 */
 static int got_hello;			/* an empty message came in */
 static unsigned char *sbuf, *rbuf;
 
@@ -207,6 +212,12 @@ static int open_side(int side, const char *ns, const char *addr, int port,
 		}
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+		if (transport >= 0 &&
+		    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport,
+			       sizeof(transport))) {
+			perror("SO_RDS_TRANSPORT");
+			return -1;
+		}
 		if (bind(fd, (struct sockaddr *)&rs->addr, rs->addrlen)) {
 			fprintf(stderr, "bind %s port %d: %s\n", addr, port + i,
 				strerror(errno));
@@ -240,12 +251,21 @@ static int set_out(int epfd, struct rsock *rs, int want_out)
 	return epoll_ctl(epfd, EPOLL_CTL_MOD, rs->fd, &ev);
 }
 
+/*
+ * Messages one pump_send() call sends before it lets the loop read: one
+ * process both sends and receives, and a sender that went on until the
+ * socket refused would leave the receivers unread for as long as that
+ * takes (tens of seconds on a debug kernel, where a send costs tens of
+ * ms), which looked like a stall.
+ */
+#define SEND_BATCH	16
+
 /* Sends what this socket may; returns -1 on a hard error. */
 static int pump_send(int epfd, struct rsock *rs, int *congested)
 {
-	int side = rs->side, peer = !side, tries;
+	int side = rs->side, peer = !side, tries, batch;
 
-	for (;;) {
+	for (batch = 0;; batch++) {
 		struct flow *f = NULL;
 		struct rsock *dst;
 		unsigned int len;
@@ -261,6 +281,9 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 		}
 		if (!f)
 			return set_out(epfd, rs, 0);
+		/* More to send: EPOLLOUT brings us back after the reads. */
+		if (batch == SEND_BATCH)
+			return set_out(epfd, rs, 1);
 		dst = &socks[peer][r];
 		len = msg_size(side, rs->idx, r, f->sent);
 		msg_fill(sbuf, len, msg_base(side, rs->idx, r, f->sent));
@@ -268,6 +291,7 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 			     dst->addrlen);
 		if (ret < 0) {
 			rs->last_err = errno;
+			rs->last_err_at = now();
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return set_out(epfd, rs, 1);
 			if (errno == ENOBUFS) {
@@ -387,19 +411,31 @@ static void totals(uint64_t *sent, uint64_t *rcvd, uint64_t *total)
 			}
 }
 
-static void report_pending(void)
+/*
+ * What a timeout needs to be told apart: a refused send long ago is not
+ * why the run is stuck now, and progress that stopped at some point is not
+ * a run that was merely slow.
+ */
+static void report_pending(double last_progress)
 {
+	double t = now();
 	struct flow *f;
 	int d, s, r;
 
+	fprintf(stderr, "  last message sent or received %.1fs ago\n",
+		t - last_progress);
 	for (d = 0; d < 2; d++)
 		for (s = 0; s < nsocks; s++)
-			if (socks[d][s].fd >= 0)
-				fprintf(stderr, "  %c%d: %s, last refused send: %s\n",
+			if (socks[d][s].fd >= 0 && socks[d][s].last_err)
+				fprintf(stderr, "  %c%d: %s, last refused send: %s, %.1fs ago\n",
 					"AB"[d], s, socks[d][s].blocked ?
 					"waits for EPOLLOUT" : "not waiting",
-					socks[d][s].last_err ?
-					strerror(socks[d][s].last_err) : "none");
+					strerror(socks[d][s].last_err),
+					t - socks[d][s].last_err_at);
+			else if (socks[d][s].fd >= 0)
+				fprintf(stderr, "  %c%d: %s, no refused send\n",
+					"AB"[d], s, socks[d][s].blocked ?
+					"waits for EPOLLOUT" : "not waiting");
 
 	for (d = 0; d < 2; d++)
 		for (s = 0; s < nsocks; s++)
@@ -465,7 +501,8 @@ static void die_usage(void)
 	fprintf(stderr,
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
-		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n");
+		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n"
+		"       [-T tcp|ib]\n");
 	exit(2);
 }
 
@@ -476,9 +513,10 @@ int main(int argc, char **argv)
 	uint64_t nmsgs = 10000, sent, rcvd, total, nflows = 0, i;
 	double timeout = 120, start, last_print, last_rx = 0, linger = 5;
 	int port = 5000, opt, epfd, d, s, r, self, congested = 0, extra = 0;
-	uint64_t missed = 0, have, want;
+	uint64_t missed = 0, have, want, moved = 0;
+	double last_progress;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:T:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -521,6 +559,12 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'T':
+			transport = !strcmp(optarg, "ib") ? RDS_TRANS_IB :
+				    !strcmp(optarg, "tcp") ? RDS_TRANS_TCP : -2;
+			if (transport < 0)
+				die_usage();
 			break;
 		default:
 			die_usage();
@@ -568,6 +612,7 @@ int main(int argc, char **argv)
 		return 1;
 	start = now();
 	last_print = start;
+	last_progress = start;
 	for (;;) {
 		struct epoll_event evs[2 * MAX_SOCKS];
 		double t;
@@ -576,6 +621,10 @@ int main(int argc, char **argv)
 		totals(&sent, &rcvd, &total);
 		progress(&have, &want);
 		t = now();
+		if (sent + rcvd != moved) {
+			moved = sent + rcvd;
+			last_progress = t;
+		}
 		if (have == want) {
 			if (!last_rx)
 				last_rx = t;
@@ -586,7 +635,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "timeout: sent %llu, received %llu of %llu\n",
 				(unsigned long long)sent, (unsigned long long)rcvd,
 				(unsigned long long)total);
-			report_pending();
+			report_pending(last_progress);
+			if (missed)
+				fprintf(stderr, "  %llu readable without an EPOLLIN\n",
+					(unsigned long long)missed);
 			return 1;
 		}
 		if (verbose && t - last_print >= 1.0) {

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Connection management over rdma_cm: the listeners, the active connect
+ * (resolve address, resolve route, connect), the passive accept, the
+ * private data and version negotiation, and shutdown.
+ *
+ * Versions: we offer 4.1 (minor mask 0x3); a reject that says
+ * "incompatible" (or carries no reason of ours) makes the next attempt of a
+ * TOS 0 connection offer 3.1, and a successful connect goes back to 4.1, as
+ * in-tree.
+ *
+ * Both sides connecting at once: a request for a path that is CONNECTING
+ * is rejected (and so is ours at the peer); both back off by a random delay
+ * and one attempt wins, as in-tree.  A request for a path that is UP means
+ * the peer lost its side: the path is dropped, the request rejected, and
+ * the peer's next attempt finds the path DOWN.
+ */
+#include <linux/in.h>
+#include <net/addrconf.h>
+#include <net/ip_fib.h>
+#include <net/ipv6.h>
+#include <asm/unaligned.h>
+
+#include "ib.h"
+
+void rds_ib_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		     u16 port, int dev_if)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6_addr_v4mapped(addr)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = addr->s6_addr32[3];
+		sin->sin_port = htons(port);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = *addr;
+		sin6->sin6_port = htons(port);
+		sin6->sin6_scope_id = dev_if;
+	}
+}
+
+/* ---- Private data ------------------------------------------------------ */
+
+static struct rds_ib_conn_priv_cmn *
+rds_ib_fill_priv(struct rds_ib_connection *ic, union rds_ib_conn_priv *dp,
+		 struct rdma_conn_param *param, u16 version)
+{
+	struct rds_connection *conn = rds_ib_conn(ic);
+	struct rds_ib_conn_priv_cmn *cmn;
+
+	BUILD_BUG_ON(sizeof(struct rds_ib_connect_private) != 32);
+	BUILD_BUG_ON(sizeof(struct rds6_ib_connect_private) != 56);
+	memset(dp, 0, sizeof(*dp));
+	if (ic->i_isv6) {
+		dp->ricp_v6.dp_saddr = conn->c_laddr;
+		dp->ricp_v6.dp_daddr = conn->c_faddr;
+		cmn = &dp->ricp_v6.dp_cmn;
+		param->private_data = &dp->ricp_v6;
+		param->private_data_len = sizeof(dp->ricp_v6);
+	} else {
+		dp->ricp_v4.dp_saddr = conn->c_laddr.s6_addr32[3];
+		dp->ricp_v4.dp_daddr = conn->c_faddr.s6_addr32[3];
+		cmn = &dp->ricp_v4.dp_cmn;
+		param->private_data = &dp->ricp_v4;
+		param->private_data_len = sizeof(dp->ricp_v4);
+	}
+	cmn->ricpc_protocol_major = RDS_PROTOCOL_MAJOR(version);
+	cmn->ricpc_protocol_minor = RDS_PROTOCOL_MINOR(version);
+	cmn->ricpc_protocol_minor_mask = cpu_to_be16(RDS_IB_SUPPORTED_PROTOCOLS);
+	cmn->ricpc_dp_toss = conn->c_tos;
+	/* Whatever the peer sent that we have: it may drop it at once. */
+	put_unaligned(cpu_to_be64(atomic64_read(&ic->i_ack_next)),
+		      &cmn->ricpc_ack_seq);
+	/* Non-zero asks for flow control and gives the first credits. */
+	cmn->ricpc_credit = cpu_to_be32(rds_ib_credits_advertise_all(ic));
+	return cmn;
+}
+
+/* A sender that finds our receive ring empty retries (rnr_retry_count 7:
+ * for ever) after this long; the default, 655 ms, would stall a path for
+ * that long whenever the receive work falls behind.
+ */
+static void rds_ib_set_rnr_timer(struct rdma_cm_id *id)
+{
+	rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+}
+
+static void rds_ib_fill_param(struct rdma_cm_id *id,
+			      struct rdma_conn_param *param)
+{
+	const struct ib_device_attr *attrs = &id->device->attrs;
+
+	memset(param, 0, sizeof(*param));
+	param->responder_resources = attrs->max_qp_rd_atom;
+	param->initiator_depth = attrs->max_qp_init_rd_atom;
+	param->retry_count = min_t(unsigned int,
+				   READ_ONCE(rds_ib_sysctl_retry_count), 7);
+	param->rnr_retry_count = 7;	/* an empty receive ring waits */
+}
+
+/* The peer's private data, or NULL if it sent too little to be RDS's. */
+static const union rds_ib_conn_priv *
+rds_ib_peer_dp(const struct rdma_cm_event *ev, bool isv6)
+{
+	const union rds_ib_conn_priv *dp = ev->param.conn.private_data;
+	size_t need = isv6 ? sizeof(dp->ricp_v6) : sizeof(dp->ricp_v4);
+
+	if (!dp || ev->param.conn.private_data_len < need)
+		return NULL;
+	return dp;
+}
+
+static const struct rds_ib_conn_priv_cmn *
+rds_ib_dp_cmn(const union rds_ib_conn_priv *dp, bool isv6)
+{
+	if (!dp)
+		return NULL;
+	return isv6 ? &dp->ricp_v6.dp_cmn : &dp->ricp_v4.dp_cmn;
+}
+
+/* The version we speak with a peer that proposes @cmn, or 0. */
+static u16 rds_ib_protocol_compatible(const struct rds_ib_conn_priv_cmn *cmn)
+{
+	u16 common;
+	u16 version;
+
+	if (!cmn || !cmn->ricpc_protocol_major)
+		return 0;
+	common = be16_to_cpu(cmn->ricpc_protocol_minor_mask) &
+		 RDS_IB_SUPPORTED_PROTOCOLS;
+	if (cmn->ricpc_protocol_major == 4 && common) {
+		version = RDS_PROTOCOL_4_0;
+		while ((common >>= 1) != 0)
+			version++;
+		return version;
+	}
+	if (RDS_PROTOCOL(cmn->ricpc_protocol_major,
+			 cmn->ricpc_protocol_minor) == RDS_PROTOCOL_3_1)
+		return RDS_PROTOCOL_3_1;
+	return 0;
+}
+
+/* What the peer says it has of ours is acknowledged. */
+static void rds_ib_peer_ack(struct rds_ib_connection *ic,
+			    const struct rds_ib_conn_priv_cmn *cmn)
+{
+	u64 ack = be64_to_cpu(get_unaligned(&cmn->ricpc_ack_seq));
+
+	if (ack)
+		rds_send_path_drop_acked(ic->i_cp, ack, NULL);
+}
+
+/* Is @addr an address of @net?  Both ends of a connection may be local
+ * when two RDMA devices of one host talk (rxe pairs in tests).
+ */
+static bool rds_ib_addr_local(struct net *net, const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return inet_addr_type_table(net, addr->s6_addr32[3],
+					    RT_TABLE_LOCAL) == RTN_LOCAL;
+	return ipv6_chk_addr(net, addr, NULL, 0);
+}
+
+/* Before the first receive is posted. */
+static int rds_ib_setup(struct rds_ib_connection *ic, struct rdma_cm_id *id)
+{
+	struct rds_connection *conn = rds_ib_conn(ic);
+
+	ic->i_peer_local = rds_ib_addr_local(rds_conn_net(conn),
+					     &conn->c_faddr);
+	return rds_ib_qp_setup(ic, id);
+}
+
+/* ---- Active side ------------------------------------------------------- */
+
+int rds_ib_conn_path_connect(struct rds_conn_path *cp)
+{
+	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_connection *conn = cp->cp_conn;
+	struct sockaddr_storage src, dst;
+	struct rdma_cm_id *id;
+	bool v4 = ipv6_addr_v4mapped(&conn->c_faddr);
+	int ret;
+
+	id = rdma_create_id(rds_conn_net(conn), rds_ib_cm_handler, ic,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+
+	mutex_lock(&ic->i_mutex);
+	ic->i_cm_id = id;
+	ic->i_isv6 = !v4;
+	mutex_unlock(&ic->i_mutex);
+
+	rds_ib_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
+	rds_ib_sockaddr(&dst, &conn->c_faddr, v4 ? RDS_IB_PORT : RDS_IB_PORT6,
+			conn->c_dev_if);
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
+	if (ret) {
+		mutex_lock(&ic->i_mutex);
+		ic->i_cm_id = NULL;
+		mutex_unlock(&ic->i_mutex);
+		rdma_destroy_id(id);
+	}
+	return ret;
+}
+
+static int rds_ib_route_resolved(struct rds_ib_connection *ic,
+				 struct rdma_cm_id *id)
+{
+	struct rdma_conn_param param;
+	union rds_ib_conn_priv dp;
+	int ret;
+
+	/* Asked for; on only if the reply asks too (rds_ib_established()). */
+	rds_ib_credits_init(ic, READ_ONCE(rds_ib_sysctl_flow_control));
+	ret = rds_ib_setup(ic, id);
+	if (ret)
+		return ret;
+	rds_ib_fill_param(id, &param);
+	rds_ib_fill_priv(ic, &dp, &param, ic->i_proposed_version);
+	return rdma_connect_locked(id, &param);
+}
+
+static void rds_ib_rejected(struct rds_ib_connection *ic,
+			    struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	const void *data;
+	u8 len = 0;
+
+	data = rdma_consumer_reject_data(id, ev, &len);
+	if (!data || (len >= sizeof(int) &&
+		      get_unaligned((const int *)data) <= RDS_RDMA_REJ_INCOMPAT)) {
+		if (!rds_ib_conn(ic)->c_tos)
+			ic->i_proposed_version = RDS_PROTOCOL_3_1;
+	}
+	rds_conn_path_error(ic->i_cp, "connection rejected");
+}
+
+/* ---- Both sides -------------------------------------------------------- */
+
+static void rds_ib_established(struct rds_ib_connection *ic,
+			       struct rdma_cm_event *ev)
+{
+	const struct rds_ib_conn_priv_cmn *cmn;
+	struct rds_connection *conn = rds_ib_conn(ic);
+
+	/* The active side learns the version from the reply; the passive
+	 * side's event carries no private data and keeps the request's.
+	 */
+	cmn = rds_ib_dp_cmn(rds_ib_peer_dp(ev, ic->i_isv6), ic->i_isv6);
+	if (cmn && cmn->ricpc_protocol_major) {
+		conn->c_version = RDS_PROTOCOL(cmn->ricpc_protocol_major,
+					       cmn->ricpc_protocol_minor);
+		rds_ib_peer_ack(ic, cmn);
+		if (cmn->ricpc_credit)
+			rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
+		else
+			ic->i_flowctl = false;
+	}
+	if (conn->c_version != RDS_PROTOCOL_4_1 &&
+	    conn->c_version != RDS_PROTOCOL_3_1) {
+		rds_conn_path_error(ic->i_cp, "unsupported protocol version");
+		return;
+	}
+	ic->i_proposed_version = RDS_PROTOCOL_4_1;
+	pr_debug("rds_rdma: %pI6c->%pI6c up, version %u.%u%s\n",
+		 &conn->c_laddr, &conn->c_faddr,
+		 RDS_PROTOCOL_MAJOR(conn->c_version),
+		 RDS_PROTOCOL_MINOR(conn->c_version),
+		 ic->i_flowctl ? ", flow control" : "");
+	rds_connect_path_complete(ic->i_cp, RDS_CONN_CONNECTING);
+}
+
+/* ---- Passive side ------------------------------------------------------ */
+
+/* The connection a request is for, with a reference, or an ERR_PTR. */
+static struct rds_connection *
+rds_ib_req_conn(struct rdma_cm_id *id, const union rds_ib_conn_priv *dp,
+		bool isv6)
+{
+	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_dp_cmn(dp, isv6);
+	struct in6_addr laddr, faddr;
+	int dev_if = 0;
+
+	if (isv6) {
+		laddr = dp->ricp_v6.dp_daddr;
+		faddr = dp->ricp_v6.dp_saddr;
+		if ((ipv6_addr_type(&laddr) | ipv6_addr_type(&faddr)) &
+		    IPV6_ADDR_LINKLOCAL)
+			dev_if = id->route.addr.dev_addr.bound_dev_if;
+	} else {
+		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_daddr, &laddr);
+		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_saddr, &faddr);
+	}
+	return rds_conn_create(id->route.addr.dev_addr.net, &laddr, &faddr,
+			       &rds_ib_transport, cmn->ricpc_dp_toss,
+			       GFP_KERNEL, dev_if);
+}
+
+/* With the path won (CONNECTING): build the QP, attach, accept. */
+static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
+			 const struct rds_ib_conn_priv_cmn *cmn, u16 version,
+			 bool isv6)
+{
+	struct rds_connection *conn = rds_ib_conn(ic);
+	struct rdma_conn_param param;
+	union rds_ib_conn_priv dp;
+	int ret;
+
+	mutex_lock(&ic->i_mutex);
+	if (ic->i_cm_id) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ic->i_isv6 = isv6;
+	/* Flow control when both ask: the request's credit says it does. */
+	rds_ib_credits_init(ic, READ_ONCE(rds_ib_sysctl_flow_control) &&
+			    cmn->ricpc_credit);
+	ret = rds_ib_setup(ic, id);
+	if (ret)
+		goto out;
+	rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
+	ic->i_cm_id = id;
+	id->context = ic;
+	conn->c_version = version;
+	rds_ib_peer_ack(ic, cmn);
+
+	rds_ib_fill_param(id, &param);
+	rds_ib_fill_priv(ic, &dp, &param, version);
+	rds_ib_set_rnr_timer(id);
+	/* rdma_accept() rejects by itself when it fails. */
+	if (rdma_accept(id, &param))
+		rds_conn_path_error(ic->i_cp, "rdma_accept failed");
+out:
+	mutex_unlock(&ic->i_mutex);
+	return ret;
+}
+
+/* Request handlers hold it (read) while they use a connection they found;
+ * see rds_ib_req_barrier().
+ */
+static DECLARE_RWSEM(rds_ib_req_sem);
+
+/* A request handler may have found a connection just before its destroy
+ * unhashed it, and attach an id to it after the destroy's shutdown ran.
+ * Once this returns, every such handler is done: what it attached can be
+ * shut down, and the paths freed.
+ */
+void rds_ib_req_barrier(void)
+{
+	down_write(&rds_ib_req_sem);
+	up_write(&rds_ib_req_sem);
+}
+
+/* Returns non-zero when rdma_cm must destroy @id (it was rejected). */
+static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	bool isv6 = id->route.addr.src_addr.ss_family == AF_INET6;
+	const union rds_ib_conn_priv *dp = rds_ib_peer_dp(ev, isv6);
+	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_dp_cmn(dp, isv6);
+	int reject = RDS_RDMA_REJ_INCOMPAT;
+	struct rds_connection *conn;
+	struct rds_conn_path *cp;
+	u16 version;
+	int state;
+
+	version = rds_ib_protocol_compatible(cmn);
+	if (!version)
+		goto reject;
+	down_read(&rds_ib_req_sem);
+	conn = rds_ib_req_conn(id, dp, isv6);
+	if (IS_ERR(conn))
+		goto reject_unlock;
+	cp = &conn->c_path[0];
+
+	if (READ_ONCE(conn->c_destroying) ||
+	    !rds_conn_path_transition(cp, RDS_CONN_DOWN, RDS_CONN_CONNECTING)) {
+		state = rds_conn_path_state(cp);
+		if (state == RDS_CONN_UP)
+			rds_conn_path_error(cp, "peer connected again");
+		goto reject_put;
+	}
+	if (rds_ib_accept(cp->cp_transport_data, id, cmn, version, isv6)) {
+		rds_conn_path_error(cp, "cannot accept");
+		goto reject_put;
+	}
+	rds_conn_put(conn);
+	up_read(&rds_ib_req_sem);
+	return 0;
+
+reject_put:
+	rds_conn_put(conn);
+reject_unlock:
+	up_read(&rds_ib_req_sem);
+reject:
+	rdma_reject(id, &reject, sizeof(reject), IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/* ---- Events ------------------------------------------------------------ */
+
+/* rdma_cm calls this with the id's handler mutex held.  Ids we do not own
+ * (listeners, laddr_check's) have no context; a request arrives on a new id
+ * that inherited that.  Everything else is for the path in the context,
+ * and only while the path is still attached to this id: shutdown detaches
+ * first, and destroys the id (waiting for us) afterwards.
+ */
+int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rds_ib_connection *ic = id->context;
+	int ret;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rds_ib_cm_req(id, ev);
+	if (!ic)
+		return 0;
+
+	mutex_lock(&ic->i_mutex);
+	pr_debug("rds_rdma: %pI6c->%pI6c: %s (%d)%s\n",
+		 &rds_ib_conn(ic)->c_laddr, &rds_ib_conn(ic)->c_faddr,
+		 rdma_event_msg(ev->event), ev->status,
+		 ic->i_cm_id == id ? "" : ", stale");
+	if (ic->i_cm_id != id)
+		goto out;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		rdma_set_service_type(id, rds_ib_conn(ic)->c_tos);
+		rds_ib_set_rnr_timer(id);
+		ret = rdma_resolve_route(id, RDS_IB_RESOLVE_MS);
+		if (ret)
+			rds_conn_path_error(ic->i_cp, "cannot resolve route");
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_ib_route_resolved(ic, id);
+		if (ret)
+			rds_conn_path_error(ic->i_cp, "cannot connect");
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rds_ib_established(ic, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rds_ib_rejected(ic, id, ev);
+		break;
+	default:
+		/* Errors, disconnect, device removal, address change. */
+		rds_conn_path_error(ic->i_cp, rdma_event_msg(ev->event));
+		break;
+	}
+out:
+	mutex_unlock(&ic->i_mutex);
+	return 0;
+}
+
+/* ---- Shutdown ---------------------------------------------------------- */
+
+/* Detach the path from its id, then disconnect, drain and destroy. */
+void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
+{
+	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&ic->i_mutex);
+	id = ic->i_cm_id;
+	ic->i_cm_id = NULL;
+	mutex_unlock(&ic->i_mutex);
+	if (!id)
+		return;
+
+	rdma_disconnect(id);
+	rds_ib_qp_teardown(ic, id);
+	rdma_destroy_id(id);
+}
+
+/* ---- Listeners --------------------------------------------------------- */
+
+static struct rdma_cm_id *rds_ib_listen_one(struct net *net,
+					    const struct in6_addr *any,
+					    u16 port)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	rds_ib_sockaddr(&ss, any, port, 0);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/* When a netns listens: see struct rds_ib_net. */
+int rds_ib_listen_init(struct rds_ib_net *rin)
+{
+	struct in6_addr any4;
+	struct rdma_cm_id *id;
+
+	ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any4);
+	id = rds_ib_listen_one(rin->rin_net, &any4, RDS_IB_PORT);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	rin->rin_listen = id;
+
+	/* Without IPv6 we still serve IPv4. */
+	id = rds_ib_listen_one(rin->rin_net, &in6addr_any, RDS_IB_PORT6);
+	if (IS_ERR(id))
+		pr_info("rds_rdma: no IPv6 listener: %ld\n", PTR_ERR(id));
+	else
+		rin->rin_listen6 = id;
+	return 0;
+}
+
+/* Destroying a listener waits for the request handlers running under it. */
+void rds_ib_listen_stop(struct rds_ib_net *rin)
+{
+	if (rin->rin_listen6) {
+		rdma_destroy_id(rin->rin_listen6);
+		rin->rin_listen6 = NULL;
+	}
+	if (rin->rin_listen) {
+		rdma_destroy_id(rin->rin_listen);
+		rin->rin_listen = NULL;
+	}
+}

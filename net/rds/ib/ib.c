@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rds_rdma.ko: the module, the transport, per-netns and per-connection
+ * state.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <net/addrconf.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "ib.h"
+
+static unsigned int rds_ib_netid;
+static bool rds_ib_unloading_flag;
+
+/* An address is ours when rdma_cm binds it to an InfiniBand-type device. */
+static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			      u32 scope_id)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	/* rdma_bind_addr() takes any link-local address; ask the stack. */
+	if (!ipv6_addr_v4mapped(addr) &&
+	    (ipv6_addr_type(addr) & IPV6_ADDR_LINKLOCAL)) {
+		struct net_device *dev;
+		bool found;
+
+		rcu_read_lock();
+		dev = scope_id ? dev_get_by_index_rcu(net, scope_id) : NULL;
+		found = dev && ipv6_chk_addr(net, addr, dev, 1);
+		rcu_read_unlock();
+		if (!found)
+			return -EADDRNOTAVAIL;
+	}
+
+	/* No context: the handler ignores whatever happens to this id. */
+	id = rdma_create_id(net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	rds_ib_sockaddr(&ss, addr, 0, scope_id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret && (!id->device || id->device->node_type != RDMA_NODE_IB_CA))
+		ret = -EADDRNOTAVAIL;
+	rdma_destroy_id(id);
+	return ret ? -EADDRNOTAVAIL : 0;
+}
+
+struct rds_ib_net *rds_ib_net(struct net *net)
+{
+	return net_generic(net, rds_ib_netid);
+}
+
+/* A socket may bind without listeners: it can still connect out. */
+static void rds_ib_sock_bound(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+	int ret;
+
+	mutex_lock(&rin->rin_lock);
+	rin->rin_socks++;
+	if (!rin->rin_listen) {
+		ret = rds_ib_listen_init(rin);
+		if (ret)
+			pr_debug("rds_rdma: no listener in a netns: %d\n", ret);
+	}
+	mutex_unlock(&rin->rin_lock);
+}
+
+/* The listeners go first, so that no request makes a connection behind
+ * the destroy's back.
+ */
+static void rds_ib_sock_unbound(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+
+	mutex_lock(&rin->rin_lock);
+	if (!--rin->rin_socks && !net_eq(net, &init_net)) {
+		rds_ib_listen_stop(rin);
+		rds_conn_destroy_all(net, &rds_ib_transport);
+	}
+	mutex_unlock(&rin->rin_lock);
+}
+
+static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
+{
+	struct rds_ib_connection *ics;
+	unsigned int i;
+
+	ics = kcalloc(conn->c_path_count, sizeof(*ics), gfp);
+	if (!ics)
+		return -ENOMEM;
+	for (i = 0; i < conn->c_path_count; i++) {
+		struct rds_ib_connection *ic = &ics[i];
+
+		ic->i_cp = &conn->c_path[i];
+		INIT_LIST_HEAD(&ic->i_dev_item);
+		mutex_init(&ic->i_mutex);
+		init_llist_head(&ic->i_recv_free);
+		atomic64_set(&ic->i_ack_next, 0);
+		ic->i_proposed_version = RDS_PROTOCOL_4_1;
+		conn->c_path[i].cp_transport_data = ic;
+	}
+	conn->c_transport_data = ics;
+	return 0;
+}
+
+/* Shutdown has run, but a request handler may have attached an id to a
+ * path since: once they are done, shut down again.  A connection that lost
+ * the race to be hashed was never seen by one.
+ */
+static void rds_ib_conn_free(struct rds_connection *conn)
+{
+	struct rds_ib_connection *ics = conn->c_transport_data;
+	unsigned int i;
+
+	if (!ics)
+		return;
+	if (READ_ONCE(conn->c_destroying))
+		rds_ib_req_barrier();
+	for (i = 0; i < conn->c_path_count; i++) {
+		rds_ib_conn_path_shutdown(&conn->c_path[i]);
+		mutex_destroy(&ics[i].i_mutex);
+		conn->c_path[i].cp_transport_data = NULL;
+	}
+	conn->c_transport_data = NULL;
+	kfree(ics);
+}
+
+static bool rds_ib_t_unloading(struct rds_connection *conn)
+{
+	return READ_ONCE(rds_ib_unloading_flag);
+}
+
+struct rds_transport rds_ib_transport = {
+	.t_name			= "infiniband",
+	.t_owner		= THIS_MODULE,
+	.t_type			= RDS_TRANS_IB,
+	.laddr_check		= rds_ib_laddr_check,
+	.sock_bound		= rds_ib_sock_bound,
+	.sock_unbound		= rds_ib_sock_unbound,
+	.conn_alloc		= rds_ib_conn_alloc,
+	.conn_free		= rds_ib_conn_free,
+	.conn_path_connect	= rds_ib_conn_path_connect,
+	.conn_path_shutdown	= rds_ib_conn_path_shutdown,
+	.xmit			= rds_ib_xmit,
+	.xmit_path_complete	= rds_ib_xmit_path_complete,
+	.recv_path		= rds_ib_recv_path,
+	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
+	.inc_free		= rds_ib_inc_free,
+	.t_unloading		= rds_ib_t_unloading,
+	.stats_info_copy	= rds_ib_stats_info_copy,
+};
+
+static __net_init int rds_ib_net_init(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+
+	rin->rin_net = net;
+	mutex_init(&rin->rin_lock);
+	if (!net_eq(net, &init_net))
+		return 0;
+	return rds_ib_listen_init(rin);
+}
+
+/* No new connection once the listeners are gone, then none at all.  Only
+ * init_net has any left here (at module unload): another netns cannot
+ * exit while we hold an id in it, and its last socket took them all.
+ */
+static __net_exit void rds_ib_net_exit(struct net *net)
+{
+	struct rds_ib_net *rin = rds_ib_net(net);
+
+	rds_ib_listen_stop(rin);
+	rds_conn_destroy_all(net, &rds_ib_transport);
+	WARN_ON_ONCE(rin->rin_socks);
+	mutex_destroy(&rin->rin_lock);
+}
+
+static struct pernet_operations rds_ib_net_ops = {
+	.init	= rds_ib_net_init,
+	.exit	= rds_ib_net_exit,
+	.id	= &rds_ib_netid,
+	.size	= sizeof(struct rds_ib_net),
+};
+
+static int __init rds_ib_init(void)
+{
+	int ret;
+
+	rds_ib_incoming_slab = KMEM_CACHE(rds_ib_incoming, 0);
+	if (!rds_ib_incoming_slab)
+		return -ENOMEM;
+	ret = rds_ib_sysctl_init();
+	if (ret)
+		goto err_slab;
+	ret = rds_ib_device_init();
+	if (ret)
+		goto err_sysctl;
+	ret = rds_trans_register(&rds_ib_transport);
+	if (ret)
+		goto err_device;
+	ret = register_pernet_subsys(&rds_ib_net_ops);
+	if (ret)
+		goto err_trans;
+	rds_ib_info_init();
+	return 0;
+
+err_trans:
+	rds_trans_unregister(&rds_ib_transport);
+err_device:
+	rds_ib_device_exit();
+err_sysctl:
+	rds_ib_sysctl_exit();
+err_slab:
+	kmem_cache_destroy(rds_ib_incoming_slab);
+	return ret;
+}
+
+/* Connections go before the devices they hold (a device's removal waits
+ * for them), and incoming messages pin the module, so the slab is idle.
+ */
+static void __exit rds_ib_exit(void)
+{
+	WRITE_ONCE(rds_ib_unloading_flag, true);
+	rds_ib_info_exit();
+	unregister_pernet_subsys(&rds_ib_net_ops);
+	rds_trans_unregister(&rds_ib_transport);
+	rds_ib_device_exit();
+	rds_ib_sysctl_exit();
+	kmem_cache_destroy(rds_ib_incoming_slab);
+}
+
+module_init(rds_ib_init);
+module_exit(rds_ib_exit);
+
+MODULE_DESCRIPTION("RDS: InfiniBand and RoCE transport");
+MODULE_LICENSE("GPL");

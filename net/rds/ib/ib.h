@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* RDS over InfiniBand and RoCE: one reliable connected queue pair per RDS
+ * connection, set up through the RDMA connection manager.
+ *
+ * Every message goes out as one or more fragments of at most RDS_FRAG_SIZE
+ * payload bytes, each a SEND carrying a copy of the 48-byte RDS header
+ * followed by its part of the payload.  The receiver posts two scatter
+ * entries per receive (header, then a page for the data) and reassembles by
+ * h_len.  Acknowledgments ride in h_ack of whatever we send; a header-only
+ * "ack" fragment (ports 0, no data) goes out alone when the peer asked for
+ * one (RDS_FLAG_ACK_REQUIRED).
+ *
+ * Lock order (outermost first):
+ *   rin_lock (a netns's first bind and last release)
+ *   cp_cm_lock (rds.ko, around connect and shutdown)
+ *     -> the rdma_cm handler mutex of an id (held in our event handler,
+ *        taken by rdma_destroy_id())
+ *       -> rds_ib_req_sem (read: a connect request being handled)
+ *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
+ *           -> rds_ib_devices_mutex -> rd_lock
+ * Our event handler never takes cp_cm_lock, so shutdown may destroy an id
+ * while holding it (in-tree 6.1 takes its connection mutex in the handler
+ * and lockdep reports the cycle).
+ */
+#ifndef _RDS_IB_H
+#define _RDS_IB_H
+
+#include <linux/atomic.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rds/transport.h>
+
+/* Wire constants shared with in-tree RDS/IB. */
+#define RDS_IB_PORT		18634	/* rdma_cm port, IPv4 */
+#define RDS_IB_PORT6		16385	/* rdma_cm port, IPv6 */
+#define RDS_FRAG_SIZE		4096U
+#define RDS_IB_RECV_SGE		2
+#define RDS_IB_SUPPORTED_PROTOCOLS	0x0003	/* minor versions, as a mask */
+/* Consumer reject data (a host-order int): "incompatible", or a race. */
+#define RDS_RDMA_REJ_INCOMPAT	1
+#define RDS_IB_RESOLVE_MS	5000
+
+/* Defaults of the sysctls, as in-tree. */
+#define RDS_IB_DEFAULT_SEND_WR		256
+#define RDS_IB_DEFAULT_RECV_WR		1024
+#define RDS_IB_DEFAULT_UNSIG_WR		16
+#define RDS_IB_DEFAULT_RETRY_COUNT	1
+
+/* Flow control: h_credit is a u8, so an update gives at most this many. */
+#define RDS_IB_MAX_ADV_CREDIT		255
+/* Receives posted since the last update that make one worth sending. */
+#define RDS_IB_CREDIT_UPDATE		16
+
+/* The connection private data, natural alignment: 32 bytes for IPv4, 56
+ * for IPv6 (checked at build time).  Fields are only ever added at the end.
+ */
+struct rds_ib_conn_priv_cmn {
+	u8	ricpc_protocol_major;
+	u8	ricpc_protocol_minor;
+	__be16	ricpc_protocol_minor_mask;
+	u8	ricpc_dp_toss;
+	u8	ripc_reserved1;
+	__be16	ripc_reserved2;
+	__be64	ricpc_ack_seq;
+	__be32	ricpc_credit;		/* non-zero: the sender wants flow control */
+};
+
+struct rds_ib_connect_private {
+	__be32				dp_saddr;
+	__be32				dp_daddr;
+	struct rds_ib_conn_priv_cmn	dp_cmn;
+};
+
+struct rds6_ib_connect_private {
+	struct in6_addr			dp_saddr;
+	struct in6_addr			dp_daddr;
+	struct rds_ib_conn_priv_cmn	dp_cmn;
+};
+
+union rds_ib_conn_priv {
+	struct rds_ib_connect_private	ricp_v4;
+	struct rds6_ib_connect_private	ricp_v6;
+};
+
+/* An RDMA device we may use, one per ib_device (the ib_client's data).
+ *
+ * Lifetime: rd_ref.  The device list holds one from add until remove;
+ * every path with a queue pair on the device holds one.  Remove takes the
+ * device off the list, makes every path on it fail, and waits in
+ * rd_released for the last path to let go before it frees the PD: a device
+ * leaves only when nothing of ours uses it.
+ * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here)
+ * and rd_dying (remove has begun: no path may join rd_conns).
+ */
+struct rds_ib_device {
+	struct list_head	rd_item;		/* rds_ib_devices */
+	struct ib_device	*rd_dev;
+	struct ib_pd		*rd_pd;
+	refcount_t		rd_ref;
+	struct completion	rd_released;
+	spinlock_t		rd_lock;	/* rd_conns, rd_dying */
+	struct list_head	rd_conns;
+	bool			rd_dying;
+	u32			rd_max_sge;
+	u32			rd_max_wr;
+};
+
+/* A send slot: one fragment in flight, from post to its (or a later)
+ * signaled completion.  The header and data buffers are the slot's own,
+ * mapped for the device while the queue pair lives: we copy the fragment
+ * in, so no message is referenced by a work request.
+ */
+struct rds_ib_send_slot {
+	struct ib_cqe		s_cqe;
+	struct ib_send_wr	s_wr;
+	struct ib_sge		s_sge[2];
+	struct rds_header	*s_hdr;
+	u64			s_hdr_dma;
+	void			*s_data;
+	u64			s_data_dma;
+	u32			s_index;
+};
+
+/* A receive slot.  r_page and r_ibinc are what the next fragment lands in;
+ * the completion takes them when a message needs them and the receive
+ * work (process context) puts new ones in before posting the slot again.
+ */
+struct rds_ib_recv_slot {
+	struct ib_cqe		r_cqe;
+	struct ib_recv_wr	r_wr;
+	struct ib_sge		r_sge[RDS_IB_RECV_SGE];
+	struct rds_header	*r_hdr;
+	u64			r_hdr_dma;
+	struct page		*r_page;
+	u64			r_page_dma;
+	struct rds_ib_incoming	*r_ibinc;
+	struct llist_node	r_free;		/* i_recv_free */
+};
+
+/* A received message: its header, then its data pages (page->lru). */
+struct rds_ib_incoming {
+	struct list_head	ii_pages;
+	struct rds_incoming	ii_inc;
+};
+
+/* Counters in RDS_INFO_COUNTERS, by in-tree's names. */
+enum rds_ib_stat {
+	RDS_IB_STAT_TX_RING_FULL,
+	RDS_IB_STAT_TX_THROTTLE,
+	RDS_IB_STAT_TX_CREDIT_UPDATES,
+	RDS_IB_STAT_RX_ALLOC_LIMIT,
+	RDS_IB_STAT_RX_TOTAL_FRAGS,
+	RDS_IB_STAT_RX_TOTAL_INCS,
+	RDS_IB_STAT_RX_CREDIT_UPDATES,
+	RDS_IB_STAT_ACK_SENT,
+	RDS_IB_STAT_ACK_SEND_FAILURE,
+	RDS_IB_STAT_ACK_SEND_PIGGYBACKED,
+	RDS_IB_STAT_ACK_RECEIVED,
+	RDS_IB_STAT_NR
+};
+
+struct rds_ib_statistics {
+	u64	s[RDS_IB_STAT_NR];
+};
+
+DECLARE_PER_CPU(struct rds_ib_statistics, rds_ib_stats);
+
+static inline void rds_ib_stats_inc(enum rds_ib_stat which)
+{
+	this_cpu_inc(rds_ib_stats.s[which]);
+}
+
+/* i_ack_flags bits */
+enum {
+	RDS_IB_ACK_REQUESTED,	/* the peer asked; send an ack soon */
+	RDS_IB_ACK_IN_FLIGHT,	/* i_ack_hdr is posted */
+	RDS_IB_PEER_LOW,	/* the peer's data ran its credits low */
+};
+
+/* Per path state (cp->cp_transport_data); IB has one path per connection.
+ *
+ * Lifetime: allocated and freed with the connection.  A path is attached
+ * to at most one rdma_cm id at a time: the connect work creates it (active
+ * side) or the listener's request handler adopts it (passive side), and
+ * t->conn_path_shutdown() detaches and destroys it.  Everything hanging off
+ * the id (QP, CQs, rings, device reference) comes and goes with it.
+ *
+ * i_mutex protects the attachment: i_cm_id, i_dev, i_qp, i_send_cq,
+ * i_recv_cq and the rings' memory.  Event handlers check under it that the
+ * event's id is still i_cm_id before acting; shutdown clears i_cm_id under
+ * it and only then disconnects, drains and destroys, unlocked.
+ *
+ * The send ring belongs to the sender (RDS_IN_XMIT) at i_send_head and to
+ * the send completion at i_send_tail; i_send_free, an atomic, is what they
+ * share.  The receive reassembly state (i_ibinc, i_recv_rem) belongs to the
+ * receive completion.  Completions stop when shutdown has drained the QP.
+ */
+struct rds_ib_connection {
+	struct rds_conn_path	*i_cp;
+	struct list_head	i_dev_item;	/* rd_conns, rd_lock */
+
+	struct mutex		i_mutex;	/* see above */
+	struct rdma_cm_id	*i_cm_id;
+	struct rds_ib_device	*i_dev;
+	struct ib_qp		*i_qp;
+	struct ib_cq		*i_send_cq;
+	struct ib_cq		*i_recv_cq;
+	bool			i_isv6;
+	bool			i_peer_local;	/* faddr is ours too (tests) */
+	u16			i_proposed_version;	/* next connect's offer */
+
+	/* send ring */
+	struct rds_ib_send_slot	*i_sends;
+	u32			i_send_nr;
+	u32			i_send_head;
+	u32			i_send_tail;
+	atomic_t		i_send_free;
+	u32			i_unsignaled;
+	u32			i_max_unsignaled;
+	bool			i_send_full;	/* a sender waits for room */
+
+	/* Flow control (see send.c), on when both sides asked for it.
+	 * i_credits: the peer's receives we may still fill (low 16 bits),
+	 * and our receives posted since we last told the peer (high 16).
+	 * i_peer_credits: what the peer may still send us, as we see it.
+	 */
+	bool			i_flowctl;
+	atomic_t		i_credits;
+	atomic_t		i_peer_credits;
+	u32			i_credit_batch;	/* receives worth an update */
+
+	/* the ack-only fragment */
+	struct ib_cqe		i_ack_cqe;
+	struct ib_send_wr	i_ack_wr;
+	struct ib_sge		i_ack_sge;
+	struct rds_header	*i_ack_hdr;
+	u64			i_ack_hdr_dma;
+	unsigned long		i_ack_flags;
+	atomic64_t		i_ack_next;	/* highest seq we have */
+	u64			i_ack_recv;	/* highest ack the peer sent */
+
+	/* receive ring */
+	struct rds_ib_recv_slot	*i_recvs;
+	u32			i_recv_nr;
+	struct llist_head	i_recv_free;	/* slots waiting for a refill */
+	struct rds_ib_incoming	*i_ibinc;	/* being reassembled */
+	u32			i_recv_rem;	/* its payload bytes still due */
+};
+
+static inline struct rds_connection *rds_ib_conn(struct rds_ib_connection *ic)
+{
+	return ic->i_cp->cp_conn;
+}
+
+/* Per network namespace: the two listeners.
+ *
+ * Every rdma_cm id holds a reference on its netns, so what we keep for a
+ * netns keeps it alive.  init_net never goes: it listens from module load
+ * to unload, as in-tree.  Any other netns has listeners and connections
+ * only while sockets there are bound through us (rin_socks): the first
+ * bind starts the listeners, the last release stops them and destroys the
+ * netns's connections, and then nothing of ours holds the netns.
+ * rin_lock protects rin_socks and the listener pointers.
+ */
+struct rds_ib_net {
+	struct net		*rin_net;
+	struct mutex		rin_lock;	/* rin_socks, listeners */
+	unsigned int		rin_socks;
+	struct rdma_cm_id	*rin_listen;
+	struct rdma_cm_id	*rin_listen6;
+};
+
+extern struct rds_transport rds_ib_transport;
+struct rds_ib_net *rds_ib_net(struct net *net);
+extern struct ib_client rds_ib_client;
+extern struct kmem_cache *rds_ib_incoming_slab;
+
+/* Sysctls (sysctl.c), read when a queue pair is set up. */
+extern unsigned long rds_ib_sysctl_max_send_wr;
+extern unsigned long rds_ib_sysctl_max_recv_wr;
+extern unsigned long rds_ib_sysctl_max_unsig_wrs;
+extern unsigned int rds_ib_sysctl_retry_count;
+extern unsigned int rds_ib_sysctl_flow_control;
+extern unsigned long rds_ib_sysctl_max_recv_allocation;
+int rds_ib_sysctl_init(void);
+void rds_ib_sysctl_exit(void);
+
+/* device.c */
+int rds_ib_device_init(void);
+void rds_ib_device_exit(void);
+struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);
+void rds_ib_device_put(struct rds_ib_device *rdev);
+bool rds_ib_device_add_conn(struct rds_ib_device *rdev,
+			    struct rds_ib_connection *ic);
+void rds_ib_device_del_conn(struct rds_ib_device *rdev,
+			    struct rds_ib_connection *ic);
+
+/* cm.c */
+int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+void rds_ib_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		     u16 port, int dev_if);
+int rds_ib_listen_init(struct rds_ib_net *rin);
+void rds_ib_listen_stop(struct rds_ib_net *rin);
+int rds_ib_conn_path_connect(struct rds_conn_path *cp);
+void rds_ib_conn_path_shutdown(struct rds_conn_path *cp);
+void rds_ib_req_barrier(void);
+
+/* qp.c */
+int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id);
+void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id);
+
+/* send.c */
+int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
+		unsigned int *pos);
+void rds_ib_xmit_path_complete(struct rds_conn_path *cp);
+void rds_ib_send_ring_init(struct rds_ib_connection *ic);
+void rds_ib_attempt_ack(struct rds_ib_connection *ic);
+void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
+void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* send.c: flow control */
+void rds_ib_credits_init(struct rds_ib_connection *ic, bool flowctl);
+void rds_ib_credits_add(struct rds_ib_connection *ic, unsigned int credits);
+void rds_ib_credits_posted(struct rds_ib_connection *ic, unsigned int posted);
+u32 rds_ib_credits_advertise_all(struct rds_ib_connection *ic);
+
+/* info.c */
+void rds_ib_info_init(void);
+void rds_ib_info_exit(void);
+unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
+				    unsigned int avail);
+
+/* recv.c */
+int rds_ib_recv_path(struct rds_conn_path *cp);
+int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp);
+void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void rds_ib_recv_reset(struct rds_ib_connection *ic);
+void rds_ib_recv_slot_release(struct ib_device *dev,
+			      struct rds_ib_recv_slot *slot);
+int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
+void rds_ib_inc_free(struct rds_incoming *inc);
+
+#endif /* _RDS_IB_H */

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A path's queue pair and everything sized with it: the two completion
+ * queues, the send ring with its copy buffers, the receive ring with its
+ * header buffers.  Built when an rdma_cm id has a route (active side) or a
+ * request (passive side), torn down by shutdown once the QP is drained.
+ */
+#include <linux/slab.h>
+
+#include "ib.h"
+
+static void rds_ib_qp_event(struct ib_event *event, void *context)
+{
+	struct rds_ib_connection *ic = context;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST: {
+		struct rdma_cm_id *id = READ_ONCE(ic->i_cm_id);
+
+		/* Data before the RTU: tell rdma_cm the connection is up. */
+		if (id)
+			rdma_notify(id, IB_EVENT_COMM_EST);
+		break;
+	}
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		rds_conn_path_error(ic->i_cp, "QP error event");
+		break;
+	default:
+		break;
+	}
+}
+
+static void rds_ib_send_bufs_free(struct rds_ib_connection *ic,
+				  struct ib_device *dev)
+{
+	u32 i;
+
+	if (!ic->i_sends)
+		return;
+	for (i = 0; i < ic->i_send_nr; i++) {
+		struct rds_ib_send_slot *s = &ic->i_sends[i];
+
+		if (!s->s_data)
+			continue;
+		ib_dma_unmap_single(dev, s->s_data_dma, RDS_FRAG_SIZE,
+				    DMA_TO_DEVICE);
+		ib_dma_unmap_single(dev, s->s_hdr_dma, sizeof(*s->s_hdr),
+				    DMA_TO_DEVICE);
+		kfree(s->s_data);
+		kfree(s->s_hdr);
+	}
+	kvfree(ic->i_sends);
+	ic->i_sends = NULL;
+}
+
+static int rds_ib_map(struct ib_device *dev, void *buf, size_t len,
+		      enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
+}
+
+static int rds_ib_send_bufs_alloc(struct rds_ib_connection *ic,
+				  struct ib_device *dev)
+{
+	u32 i;
+
+	ic->i_sends = kvcalloc(ic->i_send_nr, sizeof(*ic->i_sends),
+			       GFP_KERNEL);
+	if (!ic->i_sends)
+		return -ENOMEM;
+	for (i = 0; i < ic->i_send_nr; i++) {
+		struct rds_ib_send_slot *s = &ic->i_sends[i];
+
+		s->s_index = i;
+		s->s_hdr = kzalloc(sizeof(*s->s_hdr), GFP_KERNEL);
+		s->s_data = kmalloc(RDS_FRAG_SIZE, GFP_KERNEL);
+		if (!s->s_hdr || !s->s_data)
+			goto err;
+		if (rds_ib_map(dev, s->s_hdr, sizeof(*s->s_hdr), DMA_TO_DEVICE,
+			       &s->s_hdr_dma))
+			goto err;
+		if (rds_ib_map(dev, s->s_data, RDS_FRAG_SIZE, DMA_TO_DEVICE,
+			       &s->s_data_dma)) {
+			ib_dma_unmap_single(dev, s->s_hdr_dma,
+					    sizeof(*s->s_hdr), DMA_TO_DEVICE);
+			goto err;
+		}
+	}
+	return 0;
+
+err:
+	/* The failed slot is half built: free it by hand, the rest in order. */
+	kfree(ic->i_sends[i].s_hdr);
+	kfree(ic->i_sends[i].s_data);
+	ic->i_sends[i].s_hdr = NULL;
+	ic->i_sends[i].s_data = NULL;
+	rds_ib_send_bufs_free(ic, dev);
+	return -ENOMEM;
+}
+
+static void rds_ib_recv_bufs_free(struct rds_ib_connection *ic,
+				  struct ib_device *dev)
+{
+	u32 i;
+
+	if (!ic->i_recvs)
+		return;
+	for (i = 0; i < ic->i_recv_nr; i++) {
+		struct rds_ib_recv_slot *r = &ic->i_recvs[i];
+
+		rds_ib_recv_slot_release(dev, r);
+		if (!r->r_hdr)
+			continue;
+		ib_dma_unmap_single(dev, r->r_hdr_dma, sizeof(*r->r_hdr),
+				    DMA_FROM_DEVICE);
+		kfree(r->r_hdr);
+	}
+	kvfree(ic->i_recvs);
+	ic->i_recvs = NULL;
+	init_llist_head(&ic->i_recv_free);
+}
+
+static int rds_ib_recv_bufs_alloc(struct rds_ib_connection *ic,
+				  struct ib_device *dev)
+{
+	u32 i;
+
+	ic->i_recvs = kvcalloc(ic->i_recv_nr, sizeof(*ic->i_recvs),
+			       GFP_KERNEL);
+	if (!ic->i_recvs)
+		return -ENOMEM;
+	init_llist_head(&ic->i_recv_free);
+	for (i = 0; i < ic->i_recv_nr; i++) {
+		struct rds_ib_recv_slot *r = &ic->i_recvs[i];
+
+		r->r_hdr = kzalloc(sizeof(*r->r_hdr), GFP_KERNEL);
+		if (!r->r_hdr)
+			goto err;
+		if (rds_ib_map(dev, r->r_hdr, sizeof(*r->r_hdr),
+			       DMA_FROM_DEVICE, &r->r_hdr_dma)) {
+			kfree(r->r_hdr);
+			r->r_hdr = NULL;
+			goto err;
+		}
+		llist_add(&r->r_free, &ic->i_recv_free);
+	}
+	return 0;
+
+err:
+	rds_ib_recv_bufs_free(ic, dev);
+	return -ENOMEM;
+}
+
+static int rds_ib_ack_buf_alloc(struct rds_ib_connection *ic,
+				struct ib_device *dev)
+{
+	ic->i_ack_hdr = kzalloc(sizeof(*ic->i_ack_hdr), GFP_KERNEL);
+	if (!ic->i_ack_hdr)
+		return -ENOMEM;
+	if (rds_ib_map(dev, ic->i_ack_hdr, sizeof(*ic->i_ack_hdr),
+		       DMA_TO_DEVICE, &ic->i_ack_hdr_dma)) {
+		kfree(ic->i_ack_hdr);
+		ic->i_ack_hdr = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rds_ib_ack_buf_free(struct rds_ib_connection *ic,
+				struct ib_device *dev)
+{
+	if (!ic->i_ack_hdr)
+		return;
+	ib_dma_unmap_single(dev, ic->i_ack_hdr_dma, sizeof(*ic->i_ack_hdr),
+			    DMA_TO_DEVICE);
+	kfree(ic->i_ack_hdr);
+	ic->i_ack_hdr = NULL;
+}
+
+static void rds_ib_bufs_free(struct rds_ib_connection *ic,
+			     struct ib_device *dev)
+{
+	rds_ib_ack_buf_free(ic, dev);
+	rds_ib_recv_bufs_free(ic, dev);
+	rds_ib_send_bufs_free(ic, dev);
+}
+
+static int rds_ib_bufs_alloc(struct rds_ib_connection *ic,
+			     struct ib_device *dev)
+{
+	int ret;
+
+	ret = rds_ib_send_bufs_alloc(ic, dev);
+	if (ret)
+		return ret;
+	ret = rds_ib_recv_bufs_alloc(ic, dev);
+	if (ret)
+		goto err_send;
+	ret = rds_ib_ack_buf_alloc(ic, dev);
+	if (ret)
+		goto err_recv;
+	return 0;
+
+err_recv:
+	rds_ib_recv_bufs_free(ic, dev);
+err_send:
+	rds_ib_send_bufs_free(ic, dev);
+	return ret;
+}
+
+/* Ring sizes from the sysctls, within what the device can queue (one send
+ * entry is the ack's).
+ */
+static void rds_ib_size_rings(struct rds_ib_connection *ic,
+			      struct rds_ib_device *rdev)
+{
+	u32 max = max_t(u32, rdev->rd_max_wr, 4) - 1;
+
+	ic->i_send_nr = clamp_t(unsigned long,
+				READ_ONCE(rds_ib_sysctl_max_send_wr), 2, max);
+	/* Flow control counts posted receives in 15 bits. */
+	ic->i_recv_nr = clamp_t(unsigned long,
+				READ_ONCE(rds_ib_sysctl_max_recv_wr), 2,
+				min_t(u32, max, 0x7fff));
+	ic->i_credit_batch = clamp_t(u32, ic->i_recv_nr / 4, 1,
+				     RDS_IB_CREDIT_UPDATE);
+	/* A run of unsignaled sends must end before the ring does, or a
+	 * full ring could wait for a completion nobody asked for.
+	 */
+	ic->i_max_unsignaled = clamp_t(unsigned long,
+				       READ_ONCE(rds_ib_sysctl_max_unsig_wrs),
+				       1, ic->i_send_nr / 2);
+}
+
+static int rds_ib_create_qp(struct rds_ib_connection *ic,
+			    struct rdma_cm_id *cm_id,
+			    struct rds_ib_device *rdev)
+{
+	struct ib_qp_init_attr attr = {
+		.event_handler	= rds_ib_qp_event,
+		.qp_context	= ic,
+		.send_cq	= ic->i_send_cq,
+		.recv_cq	= ic->i_recv_cq,
+		.cap.max_send_wr	= ic->i_send_nr + 1,
+		.cap.max_recv_wr	= ic->i_recv_nr,
+		.cap.max_send_sge	= 2,
+		.cap.max_recv_sge	= RDS_IB_RECV_SGE,
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+	int ret;
+
+	ret = rdma_create_qp(cm_id, rdev->rd_pd, &attr);
+	if (ret)
+		return ret;
+	ic->i_qp = cm_id->qp;
+	return 0;
+}
+
+/* Give @ic a QP on @cm_id's device with its rings, receives posted.  Called
+ * from the rdma_cm handler of @cm_id with i_mutex held, before @cm_id is
+ * attached; on failure nothing is left behind.
+ */
+int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
+{
+	struct rds_ib_device *rdev;
+	struct ib_device *dev = cm_id->device;
+	int ret;
+
+	rdev = rds_ib_device_get(dev);
+	if (!rdev)
+		return -ENODEV;
+	rds_ib_size_rings(ic, rdev);
+
+	ret = rds_ib_bufs_alloc(ic, dev);
+	if (ret)
+		goto err_dev;
+	ic->i_send_cq = ib_alloc_cq(dev, ic, ic->i_send_nr + 1, 0,
+				    IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->i_send_cq)) {
+		ret = PTR_ERR(ic->i_send_cq);
+		goto err_bufs;
+	}
+	ic->i_recv_cq = ib_alloc_cq(dev, ic, ic->i_recv_nr, 0,
+				    IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->i_recv_cq)) {
+		ret = PTR_ERR(ic->i_recv_cq);
+		goto err_send_cq;
+	}
+	ret = rds_ib_create_qp(ic, cm_id, rdev);
+	if (ret)
+		goto err_recv_cq;
+	if (!rds_ib_device_add_conn(rdev, ic)) {
+		ret = -ENODEV;
+		goto err_qp;
+	}
+	ic->i_dev = rdev;
+	rds_ib_send_ring_init(ic);
+	ret = rds_ib_recv_refill(ic, GFP_KERNEL);
+	if (ret)
+		goto err_conn;
+	return 0;
+
+err_conn:
+	rds_ib_device_del_conn(rdev, ic);
+err_qp:
+	/* Receives may be posted: flush them before the buffers go. */
+	ib_drain_rq(ic->i_qp);
+	rdma_destroy_qp(cm_id);
+	ic->i_qp = NULL;
+err_recv_cq:
+	ib_free_cq(ic->i_recv_cq);
+	ic->i_recv_cq = NULL;
+err_send_cq:
+	ib_free_cq(ic->i_send_cq);
+	ic->i_send_cq = NULL;
+err_bufs:
+	rds_ib_bufs_free(ic, dev);
+err_dev:
+	ic->i_dev = NULL;
+	rds_ib_device_put(rdev);
+	return ret;
+}
+
+/* Undo rds_ib_qp_setup() for a path detached from @cm_id: nothing of ours
+ * runs on the QP afterwards.  Called by shutdown, after rdma_disconnect().
+ */
+void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
+{
+	struct rds_ib_device *rdev = ic->i_dev;
+
+	if (!ic->i_qp)
+		return;
+	/* Every posted request completes (flushed) before this returns. */
+	ib_drain_qp(ic->i_qp);
+	rdma_destroy_qp(cm_id);
+	ic->i_qp = NULL;
+	ib_free_cq(ic->i_recv_cq);
+	ic->i_recv_cq = NULL;
+	ib_free_cq(ic->i_send_cq);
+	ic->i_send_cq = NULL;
+	rds_ib_recv_reset(ic);
+	rds_ib_bufs_free(ic, rdev->rd_dev);
+	ic->i_dev = NULL;
+	rds_ib_device_del_conn(rdev, ic);
+	rds_ib_device_put(rdev);
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The receive side: a ring of posted receives, each a header buffer and a
+ * page, and the reassembly of fragments into messages.
+ *
+ * Completions run in softirq (the CQ polls from irq_poll) and never
+ * allocate: a fragment's page moves into its message, and the slot waits
+ * on i_recv_free until the receive work, in process context, gives it a new
+ * page and posts it again.  RC completions arrive in posting order, so one
+ * message's fragments arrive back to back.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include "ib.h"
+
+struct kmem_cache *rds_ib_incoming_slab;
+
+/* Receive pages held by all connections: posted, or in a message not yet
+ * freed.  Bounded by max_recv_allocation.
+ */
+static atomic_t rds_ib_recv_pages = ATOMIC_INIT(0);
+
+static bool rds_ib_recv_page_charge(void)
+{
+	unsigned long max = READ_ONCE(rds_ib_sysctl_max_recv_allocation);
+	int old = atomic_read(&rds_ib_recv_pages);
+
+	do {
+		if (old >= min_t(unsigned long, max, INT_MAX)) {
+			rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_LIMIT);
+			return false;
+		}
+	} while (!atomic_try_cmpxchg(&rds_ib_recv_pages, &old, old + 1));
+	return true;
+}
+
+static void rds_ib_recv_page_free(struct page *page)
+{
+	__free_page(page);
+	atomic_dec(&rds_ib_recv_pages);
+}
+
+/* Frees what a slot holds for the next fragment.  The slot is not posted. */
+void rds_ib_recv_slot_release(struct ib_device *dev,
+			      struct rds_ib_recv_slot *slot)
+{
+	if (slot->r_page) {
+		ib_dma_unmap_page(dev, slot->r_page_dma,
+				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+		rds_ib_recv_page_free(slot->r_page);
+		slot->r_page = NULL;
+	}
+	if (slot->r_ibinc) {
+		kmem_cache_free(rds_ib_incoming_slab, slot->r_ibinc);
+		slot->r_ibinc = NULL;
+	}
+}
+
+static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
+				 struct rds_ib_recv_slot *slot, gfp_t gfp)
+{
+	struct ib_device *dev = ic->i_dev->rd_dev;
+
+	if (!slot->r_ibinc) {
+		slot->r_ibinc = kmem_cache_alloc(rds_ib_incoming_slab, gfp);
+		if (!slot->r_ibinc)
+			return -ENOMEM;
+	}
+	if (!slot->r_page) {
+		if (!rds_ib_recv_page_charge())
+			return -ENOMEM;
+		slot->r_page = alloc_page(gfp);
+		if (!slot->r_page) {
+			atomic_dec(&rds_ib_recv_pages);
+			return -ENOMEM;
+		}
+		slot->r_page_dma = ib_dma_map_page(dev, slot->r_page, 0,
+						   RDS_FRAG_SIZE,
+						   DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->r_page_dma)) {
+			rds_ib_recv_page_free(slot->r_page);
+			slot->r_page = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int rds_ib_recv_post(struct rds_ib_connection *ic,
+			    struct rds_ib_recv_slot *slot)
+{
+	u32 lkey = ic->i_dev->rd_pd->local_dma_lkey;
+
+	slot->r_cqe.done = rds_ib_recv_done;
+	slot->r_sge[0].addr = slot->r_hdr_dma;
+	slot->r_sge[0].length = sizeof(struct rds_header);
+	slot->r_sge[0].lkey = lkey;
+	slot->r_sge[1].addr = slot->r_page_dma;
+	slot->r_sge[1].length = RDS_FRAG_SIZE;
+	slot->r_sge[1].lkey = lkey;
+	slot->r_wr.wr_cqe = &slot->r_cqe;
+	slot->r_wr.sg_list = slot->r_sge;
+	slot->r_wr.num_sge = RDS_IB_RECV_SGE;
+	slot->r_wr.next = NULL;
+	ib_dma_sync_single_for_device(ic->i_dev->rd_dev, slot->r_hdr_dma,
+				      sizeof(struct rds_header),
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(ic->i_qp, &slot->r_wr, NULL);
+}
+
+/* Posts every slot waiting on i_recv_free.  Process context, with the QP
+ * attached and its attachment held (i_mutex, or before it is published).
+ * Slots it could not fill go back on the list for the next call.  What it
+ * posted is credit for the peer.
+ */
+int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
+{
+	struct llist_node *list = llist_del_all(&ic->i_recv_free);
+	struct rds_ib_recv_slot *slot, *tmp;
+	unsigned int posted = 0;
+	int ret = 0;
+
+	llist_for_each_entry_safe(slot, tmp, list, r_free) {
+		if (!ret)
+			ret = rds_ib_recv_slot_fill(ic, slot, gfp);
+		if (!ret)
+			ret = rds_ib_recv_post(ic, slot);
+		if (ret)
+			llist_add(&slot->r_free, &ic->i_recv_free);
+		else
+			posted++;
+	}
+	rds_ib_credits_posted(ic, posted);
+	return ret;
+}
+
+/* The receive work: refill the ring.  Shutdown detaches under i_mutex. */
+int rds_ib_recv_path(struct rds_conn_path *cp)
+{
+	struct rds_ib_connection *ic = cp->cp_transport_data;
+	int ret = 0;
+
+	mutex_lock(&ic->i_mutex);
+	if (ic->i_cm_id && ic->i_qp)
+		ret = rds_ib_recv_refill(ic, GFP_KERNEL);
+	mutex_unlock(&ic->i_mutex);
+	return ret;
+}
+
+/* A partly reassembled message dies with the QP it came on. */
+void rds_ib_recv_reset(struct rds_ib_connection *ic)
+{
+	if (ic->i_ibinc) {
+		rds_inc_put(&ic->i_ibinc->ii_inc);
+		ic->i_ibinc = NULL;
+	}
+	ic->i_recv_rem = 0;
+}
+
+static bool rds_ib_same_message(const struct rds_header *a,
+				const struct rds_header *b)
+{
+	/* Fragments of one message may carry different acks. */
+	return a->h_sequence == b->h_sequence && a->h_len == b->h_len &&
+	       a->h_sport == b->h_sport && a->h_dport == b->h_dport;
+}
+
+/* The first fragment of a message: it gets the slot's spare incoming. */
+static struct rds_ib_incoming *rds_ib_recv_start(struct rds_ib_connection *ic,
+						 struct rds_ib_recv_slot *slot,
+						 const struct rds_header *hdr)
+{
+	struct rds_ib_incoming *ibinc = slot->r_ibinc;
+	struct rds_conn_path *cp = ic->i_cp;
+
+	if (be32_to_cpu(hdr->h_len) > RDS_MAX_MSG_SIZE)
+		return NULL;
+	slot->r_ibinc = NULL;
+	INIT_LIST_HEAD(&ibinc->ii_pages);
+	rds_inc_init(&ibinc->ii_inc, cp, &cp->cp_conn->c_faddr);
+	ibinc->ii_inc.i_hdr = *hdr;
+	ic->i_recv_rem = be32_to_cpu(hdr->h_len);
+	ic->i_ibinc = ibinc;
+	return ibinc;
+}
+
+/* A whole message: deliver it, remember to acknowledge it. */
+static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
+				struct rds_ib_incoming *ibinc)
+{
+	struct rds_conn_path *cp = ic->i_cp;
+	struct rds_connection *conn = cp->cp_conn;
+	const struct rds_header *hdr = &ibinc->ii_inc.i_hdr;
+
+	ic->i_ibinc = NULL;
+	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_INCS);
+	/* A peer address of our own netns has one congestion map, which its
+	 * sockets keep exact: an update in flight would only make it stale.
+	 */
+	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP || !ic->i_peer_local)
+		rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr,
+				  &ibinc->ii_inc, GFP_ATOMIC);
+	/* Map updates have no sequence number of their own. */
+	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP)
+		atomic64_set(&ic->i_ack_next, be64_to_cpu(hdr->h_sequence));
+	if (hdr->h_flags & RDS_FLAG_ACK_REQUIRED) {
+		set_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
+		rds_ib_attempt_ack(ic);
+	}
+	rds_inc_put(&ibinc->ii_inc);
+}
+
+static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
+				    struct rds_ib_recv_slot *slot, u32 len)
+{
+	const struct rds_header *hdr = slot->r_hdr;
+	struct rds_ib_incoming *ibinc;
+	u32 data_len, frag_len;
+	u64 ack;
+
+	ib_dma_sync_single_for_cpu(ic->i_dev->rd_dev, slot->r_hdr_dma,
+				   sizeof(*hdr), DMA_FROM_DEVICE);
+	if (len < sizeof(*hdr))
+		return "fragment shorter than a header";
+	if (!rds_header_csum_ok(hdr))
+		return "header checksum";
+	data_len = len - sizeof(*hdr);
+	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_FRAGS);
+
+	ack = be64_to_cpu(hdr->h_ack);
+	if (ack != ic->i_ack_recv) {
+		ic->i_ack_recv = ack;
+		rds_send_path_drop_acked(ic->i_cp, ack, NULL);
+	}
+	if (ic->i_flowctl) {
+		atomic_dec(&ic->i_peer_credits);
+		rds_ib_credits_add(ic, hdr->h_credit);
+	}
+	/* An ack alone: ports 0, no data. */
+	if (!hdr->h_sport && !hdr->h_dport && !data_len) {
+		rds_ib_stats_inc(RDS_IB_STAT_ACK_RECEIVED);
+		return NULL;
+	}
+	/* Its data ran the peer low: tell it of our next receives at once. */
+	if (ic->i_flowctl &&
+	    atomic_read(&ic->i_peer_credits) < (int)ic->i_credit_batch)
+		set_bit(RDS_IB_PEER_LOW, &ic->i_ack_flags);
+
+	ibinc = ic->i_ibinc;
+	if (!ibinc) {
+		ibinc = rds_ib_recv_start(ic, slot, hdr);
+		if (!ibinc)
+			return "message too long";
+	} else if (!rds_ib_same_message(&ibinc->ii_inc.i_hdr, hdr)) {
+		return "fragment of another message";
+	}
+
+	frag_len = min(ic->i_recv_rem, RDS_FRAG_SIZE);
+	if (data_len < frag_len)
+		return "fragment shorter than its message says";
+	if (frag_len) {
+		ib_dma_unmap_page(ic->i_dev->rd_dev, slot->r_page_dma,
+				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+		list_add_tail(&slot->r_page->lru, &ibinc->ii_pages);
+		slot->r_page = NULL;
+		ic->i_recv_rem -= frag_len;
+	}
+	if (!ic->i_recv_rem)
+		rds_ib_recv_deliver(ic, ibinc);
+	return NULL;
+}
+
+void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_connection *ic = cq->cq_context;
+	struct rds_ib_recv_slot *slot = container_of(wc->wr_cqe,
+						     struct rds_ib_recv_slot,
+						     r_cqe);
+	const char *bad = NULL;
+
+	if (wc->status == IB_WC_SUCCESS)
+		bad = rds_ib_recv_frag(ic, slot, wc->byte_len);
+	else if (wc->status != IB_WC_WR_FLUSH_ERR)
+		bad = "receive completion error";
+
+	llist_add(&slot->r_free, &ic->i_recv_free);
+	if (bad) {
+		rds_conn_path_error(ic->i_cp, bad);
+		return;
+	}
+	if (wc->status == IB_WC_SUCCESS)
+		rds_path_queue_recv(ic->i_cp, 0);
+}
+
+int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
+{
+	struct rds_ib_incoming *ibinc = container_of(inc, struct rds_ib_incoming,
+						     ii_inc);
+	size_t left = be32_to_cpu(inc->i_hdr.h_len);
+	size_t copied = 0, n;
+	struct page *page;
+
+	list_for_each_entry(page, &ibinc->ii_pages, lru) {
+		if (!left || !iov_iter_count(to))
+			break;
+		n = min_t(size_t, min_t(size_t, left, RDS_FRAG_SIZE),
+			  iov_iter_count(to));
+		if (copy_page_to_iter(page, 0, n, to) != n)
+			return -EFAULT;
+		copied += n;
+		left -= n;
+	}
+	return copied;
+}
+
+void rds_ib_inc_free(struct rds_incoming *inc)
+{
+	struct rds_ib_incoming *ibinc = container_of(inc, struct rds_ib_incoming,
+						     ii_inc);
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, &ibinc->ii_pages, lru) {
+		list_del(&page->lru);
+		rds_ib_recv_page_free(page);
+	}
+	kmem_cache_free(rds_ib_incoming_slab, ibinc);
+}

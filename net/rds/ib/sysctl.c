@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /proc/sys/net/rds/ib: ring sizes, retries and flow control, global as
+ * in-tree, read when a queue pair is built (a change applies to the next
+ * connection); max_recv_allocation applies at once.
+ */
+#include <linux/mm.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+
+#include "ib.h"
+
+unsigned long rds_ib_sysctl_max_send_wr = RDS_IB_DEFAULT_SEND_WR;
+unsigned long rds_ib_sysctl_max_recv_wr = RDS_IB_DEFAULT_RECV_WR;
+unsigned long rds_ib_sysctl_max_unsig_wrs = RDS_IB_DEFAULT_UNSIG_WR;
+unsigned int rds_ib_sysctl_retry_count = RDS_IB_DEFAULT_RETRY_COUNT;
+/* Off by default, as in-tree: a connection uses it if both sides ask. */
+unsigned int rds_ib_sysctl_flow_control;
+/* Receive fragments all connections together may hold; set at init. */
+unsigned long rds_ib_sysctl_max_recv_allocation;
+
+static unsigned long rds_ib_wr_min = 1;
+static unsigned long rds_ib_wr_max = U32_MAX;
+static unsigned long rds_ib_unsig_min = 1;
+static unsigned long rds_ib_unsig_max = 64;
+static unsigned int rds_ib_retry_max = 7;
+
+static struct ctl_table_header *rds_ib_sysctl_hdr;
+
+static struct ctl_table rds_ib_sysctl_table[] = {
+	{
+		.procname	= "max_send_wr",
+		.data		= &rds_ib_sysctl_max_send_wr,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_wr_min,
+		.extra2		= &rds_ib_wr_max,
+	},
+	{
+		.procname	= "max_recv_wr",
+		.data		= &rds_ib_sysctl_max_recv_wr,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_wr_min,
+		.extra2		= &rds_ib_wr_max,
+	},
+	{
+		.procname	= "max_unsignaled_wr",
+		.data		= &rds_ib_sysctl_max_unsig_wrs,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_unsig_min,
+		.extra2		= &rds_ib_unsig_max,
+	},
+	{
+		.procname	= "retry_count",
+		.data		= &rds_ib_sysctl_retry_count,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_retry_max,
+	},
+	{
+		.procname	= "flow_control",
+		.data		= &rds_ib_sysctl_flow_control,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "max_recv_allocation",
+		.data		= &rds_ib_sysctl_max_recv_allocation,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{ }
+};
+
+int rds_ib_sysctl_init(void)
+{
+	struct sysinfo si;
+
+	/* A third of memory, as in-tree. */
+	si_meminfo(&si);
+	rds_ib_sysctl_max_recv_allocation = si.totalram / 3 * PAGE_SIZE /
+					    RDS_FRAG_SIZE;
+	rds_ib_sysctl_hdr = register_net_sysctl(&init_net, "net/rds/ib",
+						rds_ib_sysctl_table);
+	return rds_ib_sysctl_hdr ? 0 : -ENOMEM;
+}
+
+void rds_ib_sysctl_exit(void)
+{
+	unregister_net_sysctl_table(rds_ib_sysctl_hdr);
+}

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the RDS/IB tests. Source after ../lib.sh.
+#
+# ib_setup: Soft-RoCE in init_net (Debian 6.1's rxe carries RDMA CM traffic
+# nowhere else): a veth pair rv0/rv1, rxe0 on rv0 and rxe1 on rv1, IA on rv0
+# and IB on rv1. Both addresses are local, so each one's traffic to the
+# other is steered out of its own veth by a policy rule looked up before the
+# local table (else it would go through lo and rdma_cm would use one rxe for
+# both ends), with a static neighbour entry; the receiving veth must accept
+# packets from a local source (accept_local, no rp_filter).
+# ib_cleanup undoes it all. Returns 4 (skip) without rdma_rxe.
+
+IA=10.77.0.1
+IB=10.77.0.2
+
+# ib_count N: message counts, a tenth on slow (debug) kernels.
+ib_count() {
+	if [ "$RDS_PROFILE" = short ]; then
+		echo $(($1 / 10))
+	else
+		echo "$1"
+	fi
+}
+
+ib_have_rxe() {
+	modprobe rdma_rxe 2>/dev/null && command -v rdma >/dev/null
+}
+
+# ib_route DEV SRC DST TABLE: SRC -> DST leaves through DEV. The rule
+# matches on the output device, which rxe and rdma_cm always set (rxe1
+# sends from IB out of rv1), and which rdma_cm also sets when it checks an
+# incoming request by looking the reverse route up on the device it came
+# in on. A packet arriving has none, so it still finds the local table.
+ib_route() {
+	ip route add "$3/32" dev "$1" src "$2" table "$4" || return 1
+	ip rule add pref "$4" from "$2" to "$3" oif "$1" lookup "$4" || return 1
+}
+
+ib_rxe_add() {
+	rdma link add rxe0 type rxe netdev rv0 &&
+	rdma link add rxe1 type rxe netdev rv1
+}
+
+ib_setup() {
+	local d mac0 mac1
+
+	ib_have_rxe || return 4
+	modprobe rdma_cm || return 1
+	# rds_traffic asks for 4 MiB socket buffers: 1 MiB messages need them.
+	IB_WMEM_MAX=$(sysctl -n net.core.wmem_max)
+	IB_RMEM_MAX=$(sysctl -n net.core.rmem_max)
+	sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304
+	ip link add rv0 type veth peer name rv1 || return 1
+	for d in rv0 rv1; do
+		sysctl -qw net.ipv4.conf.$d.accept_local=1 \
+			net.ipv4.conf.$d.rp_filter=0 || return 1
+	done
+	sysctl -qw net.ipv4.conf.all.rp_filter=0
+	ip addr add $IA/32 dev rv0 && ip addr add $IB/32 dev rv1 || return 1
+	ip link set rv0 up && ip link set rv1 up || return 1
+	mac0=$(cat /sys/class/net/rv0/address)
+	mac1=$(cat /sys/class/net/rv1/address)
+	ip neigh replace $IB lladdr "$mac1" dev rv0 nud permanent &&
+	ip neigh replace $IA lladdr "$mac0" dev rv1 nud permanent || return 1
+	# The local table moves behind our two rules.
+	ip rule add pref 1000 lookup local && ip rule del pref 0 || return 1
+	ib_route rv0 $IA $IB 101 && ib_route rv1 $IB $IA 102 || return 1
+	ib_rxe_add || return 1
+	rds_load rdma || return 1
+	# Path drops and rdma_cm events, for ib_diag.
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo 'module rds_rdma +p; module rds +p' \
+		>/sys/kernel/debug/dynamic_debug/control 2>/dev/null
+	true
+}
+
+ib_cleanup() {
+	rds_unload
+	[ -z "$IB_WMEM_MAX" ] || sysctl -qw net.core.wmem_max="$IB_WMEM_MAX" \
+		net.core.rmem_max="$IB_RMEM_MAX"
+	rdma link del rxe0 2>/dev/null
+	rdma link del rxe1 2>/dev/null
+	ip link del rv0 2>/dev/null
+	ip rule del pref 101 2>/dev/null
+	ip rule del pref 102 2>/dev/null
+	if ! ip rule show pref 0 | grep -q local; then
+		ip rule add pref 0 lookup local
+		ip rule del pref 1000 2>/dev/null
+	fi
+	true
+}
+
+# ib_warm SRC DST: ping until the connection is up (rdma_cm takes a while
+# under TCG), at most 30 s.
+ib_warm() {
+	local i
+	for i in $(seq 30); do
+		"$BIN/rds-ping" -c 1 -i 1 -I "$1" "$2" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+# ib_diag: what a failure needs to be understood.
+ib_diag() {
+	rdma link show
+	ip rule show
+	"$BIN/rds-info" -n -v
+	"$BIN/rds-info" -c | grep -v ' 0$'
+	dmesg | tail -n 30
+}

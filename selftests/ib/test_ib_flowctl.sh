@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS/IB credit-based flow control (sysctl flow_control, off by default as
+# in-tree) and max_recv_allocation, over the rxe pair of ib_lib.sh: with a
+# receive ring of 32 the senders run out of credits all the time, and
+# messages still arrive exactly once and in order; then with the receive
+# pages of both connections capped at 96, fewer than the rings want.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ib_lib.sh"
+
+counter() {
+	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+ktap_plan 6
+ib_setup
+rc=$?
+if [ $rc = 4 ]; then
+	ib_cleanup
+	ktap_skip "no rdma_rxe or no rdma tool"
+	ktap_finished
+fi
+if [ $rc != 0 ]; then
+	ktap_fail "rxe pair and rds_rdma set up"
+	ib_diag
+	ib_cleanup
+	ktap_finished
+fi
+ktap_ok "rxe pair and rds_rdma set up"
+
+ktap_test "flow_control is off by default, max_recv_allocation is set" \
+	bash -c "[ \$(sysctl -n net.rds.ib.flow_control) = 0 ] &&
+		 [ \$(sysctl -n net.rds.ib.max_recv_allocation) -gt 0 ]"
+
+# Read when a queue pair is built: before the first connection.
+sysctl -qw net.rds.ib.flow_control=1 net.rds.ib.max_recv_wr=32
+ktap_test "rds-ping over IB with flow control, both ways" bash -c \
+	"$(declare -f ib_warm); BIN='$BIN'; ib_warm $IA $IB && ib_warm $IB $IA" ||
+	ib_diag
+
+n=$(ib_count 2000)
+ktap_test "$n messages up to 64 KiB, 2+2 sockets, both ways, ring of 32" \
+	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 65536 -t 120 ||
+	ib_diag
+
+ktap_test "credits were given and ran out (counters)" bash -c \
+	"c=\$('$BIN/rds-info' -c | grep '^ *ib_'); echo \"\$c\"
+	 echo \"\$c\" | awk '\$2 > 0 { n[\$1] = 1 }
+	      END { exit !(n[\"ib_tx_credit_updates\"] && n[\"ib_rx_credit_updates\"] &&
+			   n[\"ib_tx_throttle\"]) }'"
+
+limited=$(counter ib_rx_alloc_limit)
+sysctl -qw net.rds.ib.max_recv_allocation=96
+n=$(ib_count 1000)
+ktap_test "$n messages with max_recv_allocation 96: the limit holds, all arrive" \
+	bash -c "'$BIN/rds_traffic' -T ib -a $IA -b $IB -p 6000 -n $n -m 65536 -t 120 &&
+		 [ \$('$BIN/rds-info' -c | awk '\$1 == \"ib_rx_alloc_limit\" { print \$2 }') -gt $limited ]" ||
+	ib_diag
+
+ib_cleanup
+ktap_finished

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over Soft-RoCE (rds_rdma on two rxe devices joined by a veth pair, in
+# init_net): rds-ping both ways, then messages of random sizes both ways
+# between two sockets on each side, pinned to IB with SO_RDS_TRANSPORT, each
+# arriving exactly once and in order; small ones, then up to 1 MiB (many
+# fragments). Then an rxe device removed mid-stream and added back: the
+# connection is torn down, comes back, and nothing is lost. Last, rds_rdma
+# unloaded under traffic.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ib_lib.sh"
+
+ktap_plan 9
+ib_setup
+rc=$?
+if [ $rc = 4 ]; then
+	ib_cleanup
+	ktap_skip "no rdma_rxe or no rdma tool"
+	ktap_finished
+fi
+if [ $rc != 0 ]; then
+	ktap_fail "rxe pair and rds_rdma set up"
+	ib_diag
+	ib_cleanup
+	ktap_finished
+fi
+ktap_ok "rxe pair and rds_rdma set up"
+
+# Nothing else can work without a connection: do not wait for it 7 times.
+if ! ktap_test "rds-ping over IB, both ways" bash -c \
+	"$(declare -f ib_warm); BIN='$BIN'; ib_warm $IA $IB && ib_warm $IB $IA &&
+	 '$BIN/rds-ping' -c 3 -i 0.2 -I $IA $IB && '$BIN/rds-ping' -c 3 -i 0.2 -I $IB $IA"; then
+	ib_diag
+	ib_cleanup
+	while [ $ktap_num -lt 9 ]; do
+		ktap_fail "not run: no RDS/IB connection"
+	done
+	ktap_finished
+fi
+
+ktap_test "the connections are RDS/IB" \
+	bash -c "'$BIN/rds-info' -n -v | tee /dev/stderr | grep -q infiniband"
+
+# RoCE GIDs of IPv4 addresses are the v4-mapped addresses.
+ktap_test "RDS_INFO_IB_CONNECTIONS: both connections with their GIDs" \
+	bash -c "'$BIN/rds-info' -I -v | tee /dev/stderr |
+		 grep -c '::ffff:10.77.0.1 *::ffff:10.77.0.2\|::ffff:10.77.0.2 *::ffff:10.77.0.1' |
+		 grep -qx 2"
+
+n=$(ib_count 2000)
+ktap_test "$n messages up to 64 KiB, 2+2 sockets, both ways" \
+	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 65536 -t 120 ||
+	ib_diag
+
+n=$(ib_count 100)
+ktap_test "$n messages up to 1 MiB, both ways" \
+	"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 6000 -n "$n" -m 1048576 -t 120 ||
+	ib_diag
+
+# Until RDMA operations exist, asking for them fails cleanly.
+rdma_ops_refused() {
+	python3 - "$IA" "$IB" <<-'EOF'
+	import errno, socket, struct, sys
+	SOL_RDS, RDS_GET_MR, SO_RDS_TRANSPORT, RDS_TRANS_IB = 276, 2, 8, 0
+	RDS_CMSG_RDMA_ARGS = 1
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+	s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
+	s.bind((sys.argv[1], 4000))
+	def refused(what, fn):
+	    try:
+	        fn()
+	    except OSError as e:
+	        if e.errno == errno.EOPNOTSUPP:
+	            return True
+	        print(what, "failed with", e)
+	        return False
+	    print(what, "succeeded")
+	    return False
+	ok = refused("RDS_GET_MR", lambda: s.setsockopt(SOL_RDS, RDS_GET_MR, bytes(32)))
+	# struct rds_rdma_args, well formed: one local buffer of 8 bytes.
+	args = struct.pack("=QQQQQQQ", 0, 0, 8, 0, 1, 0, 0)
+	ok &= refused("RDMA_ARGS cmsg", lambda: s.sendmsg(
+	    [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS, args)], 0,
+	    (sys.argv[2], 4001)))
+	sys.exit(0 if ok else 1)
+	EOF
+}
+ktap_test "RDS_GET_MR and RDMA cmsgs: EOPNOTSUPP" rdma_ops_refused
+
+# An rxe device goes away under traffic and comes back: the paths on it go
+# down, retransmit on reconnect, and the receiver drops what it had.
+link_bounce() {
+	sleep 3
+	rdma link del rxe1 || return 1
+	sleep 2
+	rdma link add rxe1 type rxe netdev rv1
+}
+"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000)" -m 16384 \
+	-t 300 &
+traffic=$!
+link_bounce
+bounced=$?
+# A run about to time out shows its queues while they still exist.
+waited=0
+while kill -0 $traffic 2>/dev/null; do
+	sleep 5
+	waited=$((waited + 5))
+	if [ $waited = 280 ]; then
+		"$BIN/rds-info" -n -s -t -r | head -n 40
+		"$BIN/rds-info" -I -v
+	fi
+done
+wait $traffic
+ok=$?
+if [ $bounced = 0 ] && [ $ok = 0 ]; then
+	ktap_ok "rdma link del and add back mid-stream: nothing lost"
+else
+	ktap_fail "rdma link del and add back mid-stream (link $bounced, traffic $ok)"
+	ib_diag
+fi
+
+# rmmod under traffic: the sockets pin rds_rdma, so stop them first; the
+# connections themselves must not keep it.
+"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 8000 -n 1000000 -t 4 >/dev/null 2>&1
+ktap_test "rmmod rds_rdma after traffic" rmmod rds_rdma || ib_diag
+
+ib_cleanup
+ktap_finished
