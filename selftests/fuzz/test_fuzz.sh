@@ -33,12 +33,27 @@ fuzz_nobody() {
 		"$BIN/rds_fuzz" -s "$((seed + 1))" -t "$((secs / 4 + 1))" -j 3 "${addrs[@]}"
 }
 
+# after_fuzz: one exchange each way between rds-a and rds-b. On failure
+# the connection and queue tables of both sides, for the report.
+after_fuzz() {
+	local ns rc=0
+
+	rds_exchange $A $A4 $B $B4 4100 after-fuzz-4 || rc=1
+	rds_exchange $A $A6 $B $B6 4101 after-fuzz-6 || rc=1
+	[ $rc = 0 ] && return 0
+	for ns in $A $B; do
+		echo "--- $ns"
+		ip netns exec $ns "$BIN/rds-info" -a -n -s -t -k -T
+		ip netns exec $ns "$BIN/rds-info" -c | awk '$2 != 0'
+	done
+	return 1
+}
+
 echo "seed $seed (RDS_FUZZ_SEED=$seed to run it again)"
 ktap_plan 4
 ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
 ktap_test "rds_fuzz as root, seed $seed, ${secs}s, two netns" fuzz_root
 ktap_test "rds_fuzz as nobody, seed $((seed + 1))" fuzz_nobody
-ktap_test "a message still gets through afterwards" \
-	rds_exchange $A $A4 $B $B4 4100 after-fuzz
+ktap_test "messages still get through afterwards, IPv4 and IPv6" after_fuzz
 cleanup_netns
 ktap_finished
