@@ -8,16 +8,16 @@
 # longer carries a message afterwards.
 #
 #   RDS_FUZZ_SEED     the seed (default: the time); printed either way
-#   RDS_FUZZ_SECONDS  the root run's length (default 40, 20 with
+#   RDS_FUZZ_SECONDS  the root run's length (default 30, 15 with
 #                     RDS_PROFILE=short); the nobody run gets a quarter
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
 
 if [ "$RDS_PROFILE" = short ]; then
-	secs=${RDS_FUZZ_SECONDS:-20}
+	secs=${RDS_FUZZ_SECONDS:-15}
 else
-	secs=${RDS_FUZZ_SECONDS:-40}
+	secs=${RDS_FUZZ_SECONDS:-30}
 fi
 seed=${RDS_FUZZ_SEED:-$(date +%s)}
 addrs=(-a $A4 -a $B4 -a $A6 -a $B6 -a 127.0.0.1 -a ::1 -a 0.0.0.0)

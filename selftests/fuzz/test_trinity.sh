@@ -8,7 +8,7 @@
 # trinity is not installed (apt-get install trinity).
 #
 #   RDS_TRINITY_SEED  the seed (default: the time)
-#   RDS_TRINITY_OPS   syscalls per run (default 3000, 1000 with
+#   RDS_TRINITY_OPS   syscalls per run (default 1500, 500 with
 #                     RDS_PROFILE=short)
 
 . "$(dirname "$0")/../lib.sh"
@@ -17,9 +17,9 @@
 command -v trinity >/dev/null || { echo "trinity not installed"; exit $KSFT_SKIP; }
 
 if [ "$RDS_PROFILE" = short ]; then
-	ops=${RDS_TRINITY_OPS:-1000}
+	ops=${RDS_TRINITY_OPS:-500}
 else
-	ops=${RDS_TRINITY_OPS:-3000}
+	ops=${RDS_TRINITY_OPS:-1500}
 fi
 seed=${RDS_TRINITY_SEED:-$(date +%s)}
 calls=(socket bind connect sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg
@@ -39,7 +39,7 @@ trinity_run() {
 	dir=$(mktemp -d)
 	chmod 777 "$dir"
 	mkdir "$dir/victims"
-	(cd "$dir" && timeout -s KILL 100 ip netns exec $A "${as[@]}" trinity -P RDS \
+	(cd "$dir" && timeout -s KILL $((ops / 10 + 60)) ip netns exec $A "${as[@]}" trinity -P RDS \
 		-s "$seed" -N "$ops" -C 2 -T DIE,WARN,BAD_PAGE -V "$dir/victims" \
 		--disable-fds=pipes,perf,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm \
 		"${args[@]}" 2>&1 | tail -n 25; exit "${PIPESTATUS[0]}")
