@@ -9,8 +9,8 @@
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
 #                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
-#   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz for
-#                        N minutes (default 10), then trinity on AF_RDS
+#   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
+#                        for N minutes (default 10), then trinity on AF_RDS
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
 #   make install         modules_install into /lib/modules/KVER/updates, then depmod
 #                        (modprobe then prefers ours to the in-tree rds: the selftests
@@ -121,9 +121,10 @@ check-now:
 		  echo "0 passed, 1 failed"; exit 1; }
 	@selftests/vm/check.sh --kver $(KVER)
 
-# The fuzzers for as long as asked: rds_fuzz gets the minutes, trinity a
-# tenth of them in calls (about 2,000 a minute under TCG); the guest's
-# limit leaves room for the boot and the other tests of the area.
+# The fuzzers for as long as asked: rds_fuzz gets the minutes (a quarter
+# more as nobody), trinity 200 calls a minute as root and as nobody (it
+# makes about 1,000 a minute under TCG); the limits leave room for the
+# boot and the checks after each run.
 FUZZ_MINUTES ?= 10
 fuzz:
 	@$(DEPS)
