@@ -75,7 +75,7 @@ static int nr_addrs;
 static int netns_fds[MAX_NETNS];
 static int nr_netns;
 static int slots[NR_SLOTS];
-static volatile bool stop;
+static bool stop;
 static bool verbose;
 static long page_size;
 
@@ -686,7 +686,7 @@ static int add_netns(const char *path)
 	return 0;
 }
 
-static void usage(void)
+static void bad_args(void)
 {
 	fprintf(stderr, "usage: rds_fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-v]\n"
 		"                [-N NETNS_PATH]... -a ADDR...\n");
@@ -724,21 +724,21 @@ int main(int argc, char **argv)
 		case 'j':
 			nr_threads = atoi(optarg);
 			if (nr_threads < 1 || nr_threads > MAX_THREADS)
-				usage();
+				bad_args();
 			break;
 		case 'v':
 			verbose = true;
 			break;
 		case 'N':
 			if (add_netns(optarg))
-				usage();
+				bad_args();
 			break;
 		case 'a':
 			if (add_addr(optarg))
-				usage();
+				bad_args();
 			break;
 		default:
-			usage();
+			bad_args();
 		}
 	}
 	printf("rds_fuzz: seed %llu, %d threads, %lu s, %d addresses, %d netns\n",
