@@ -16,8 +16,13 @@
 
 log=$(mktemp)
 peer=$(mktemp)
-trap 'rm -f "$log" "$peer"; kill $lpid 2>/dev/null' EXIT
-lpid=
+trap 'rm -f "$log" "$peer"; stop_listener' EXIT
+
+# stop_listener: the listener in rds-b (kill the shell that started it and
+# its python lives on, bound, pinning rds_tcp).
+stop_listener() {
+	ip netns pids $B 2>/dev/null | xargs -r kill 2>/dev/null
+}
 
 sunreclaim_kb() {
 	awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo
@@ -28,6 +33,9 @@ hostile() {
 	rawpeer hostile 4000 "$1" >"$peer" 2>&1
 	local rc=$?
 	cat "$peer"
+	echo "rds-b: tcp_accept_refused $(counter tcp_accept_refused)," \
+		"conn_reset $(counter conn_reset); its connection to $A4:"
+	ip netns exec $B "$BIN/rds-info" -n | grep " $A4 "
 	[ $rc = 0 ] && ip netns exec $A "$BIN/rds-ping" -c 1 -I $A6 $B6 >/dev/null
 }
 
@@ -109,7 +117,6 @@ ktap_plan 13
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 tcp_warm $A6 $B6 >/dev/null
 listen $B $B4 4000 600 >"$log" 2>&1 &
-lpid=$!
 wait_bound "$log" || ktap_finished
 slab0=$(sunreclaim_kb)
 
@@ -126,8 +133,8 @@ ktap_test "data before the handshake, on path 0: delivered" early_data
 ktap_test "1000 connections from different source ports" hostile conns
 ktap_test "IPv4 traffic from a real peer works again afterwards" \
 	rds_exchange $A $A4 $B $B4 4201 after-hostile
-kill $lpid 2>/dev/null
-wait $lpid 2>/dev/null
+stop_listener
+wait
 echo "delivered to rds-b port 4000:"; grep -v '^bound$' "$log" | sed 's/^/  /'
 ktap_test "the raw peer's connections are gone from rds-b" conns_gone
 ktap_test "unreclaimable slab back where it was" slab_settled "$slab0"
