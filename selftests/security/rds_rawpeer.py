@@ -295,7 +295,16 @@ def hostile(src, dst, dport, case):
 		p0 = connect_kept(src, dst)
 		p0.sendall(msg(1, dport, b"early-0"))
 		time.sleep(0.5)
-		send_case(src, dst, msg(1, dport, b"early-1"))
+		try:
+			# refused while path 0 is busy: no other path without
+			# the handshake
+			s = connect(src, dst)
+			s.sendall(msg(1, dport, b"early-1"))
+			closed = closed_within(s, 3)
+			print("second connection %s" % ("reset" if closed else "kept"))
+			s.close()
+		except ConnectionError:
+			print("second connection refused")
 		p0.close()
 	else:
 		print("unknown case %s" % case, file=sys.stderr)
