@@ -91,12 +91,14 @@ early_data() {
 	hostile early-data && sleep 1 && delivered early-0
 }
 
-# conns_gone: at most the 8 paths of the real peer's connection are left.
+# conns_gone: from $A4 at most the 8 paths of the real peer's connection
+# are left.
 conns_gone() {
 	local n
 	sleep 3
-	n=$(ip netns exec $B ss -tnH state established '( sport = :16385 )' | wc -l)
-	echo "$n RDS/TCP connections in rds-b"
+	n=$(ip netns exec $B ss -tnH state established '( sport = :16385 )' |
+		grep -c " $A4:")
+	echo "$n RDS/TCP connections from $A4 in rds-b"
 	[ "$n" -le 8 ]
 }
 
