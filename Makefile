@@ -9,6 +9,8 @@
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
 #                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
+#   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
+#                        for N minutes (default 10), then trinity on AF_RDS
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
 #   make install         modules_install into /lib/modules/KVER/updates, then depmod
 #                        (modprobe then prefers ours to the in-tree rds: the selftests
@@ -65,7 +67,7 @@ RSYNC := rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 DEPS ?= selftests/vm/install-deps.sh
 
 .PHONY: all modules clean distclean install tools selftests run check lint kdir \
-	kernel-info run-now check-now kernel-info-now bench bench-now
+	kernel-info run-now check-now kernel-info-now bench bench-now fuzz fuzz-now
 
 all: modules
 
@@ -118,6 +120,23 @@ check-now:
 		{ tail -n 50 $(BUILD)/check-build.log; echo "build failed (see build/check-build.log)"; \
 		  echo "0 passed, 1 failed"; exit 1; }
 	@selftests/vm/check.sh --kver $(KVER)
+
+# The fuzzers for as long as asked: rds_fuzz gets the minutes (a quarter
+# more as nobody), trinity 200 calls a minute as root and as nobody (it
+# makes about 1,000 a minute under TCG); the limits leave room for the
+# boot and the checks after each run.
+FUZZ_MINUTES ?= 10
+fuzz:
+	@$(DEPS)
+	@$(MAKE) --no-print-directory $@-now
+
+fuzz-now: modules tools selftests
+	RDS_FUZZ_SECONDS=$$(($(FUZZ_MINUTES) * 60)) \
+	RDS_TRINITY_OPS=$$(($(FUZZ_MINUTES) * 200 + 1000)) \
+	RDS_TEST_TIMEOUT=$$(($(FUZZ_MINUTES) * 90 + 300)) \
+		selftests/vm/run-guest.sh --kver $(KVER) \
+		--timeout $$(($(FUZZ_MINUTES) * 240 + 1200)) --out $(BUILD)/vm/fuzz \
+		-- selftests/run_tests.sh selftests/fuzz
 
 # What discovery found, after the same install step: selftests/build/ checks it.
 kernel-info-now:

@@ -476,6 +476,13 @@ struct rds_transport {
 	unsigned int		t_type;		/* RDS_TRANS_* */
 	bool			t_mp_capable;	/* may use RDS_MPATH_WORKERS paths */
 	bool			t_prefer_loopback; /* local faddr: use loopback */
+	/*
+	 * The peer cannot learn a connection's TOS: it accepts every one
+	 * into its TOS 0 connection, so we must send every TOS there too.
+	 * Connections per TOS would each take the peer's paths from the
+	 * others, resetting each other for as long as any has messages.
+	 */
+	bool			t_tos_blind;
 
 	/* 0 if this transport can send from @addr in @net, else -EADDRNOTAVAIL. */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,

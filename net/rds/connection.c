@@ -257,6 +257,8 @@ struct rds_connection *rds_conn_create_outgoing(struct net *net,
 	if (trans != &rds_loop_transport && trans->t_prefer_loopback &&
 	    rds_addr_is_local(net, faddr, dev_if))
 		trans = &rds_loop_transport;
+	if (trans->t_tos_blind)
+		tos = 0;
 	return __rds_conn_create(net, laddr, faddr, trans, tos, gfp, dev_if,
 				 false);
 }

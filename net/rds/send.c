@@ -554,7 +554,8 @@ static struct rds_connection *rds_send_get_conn(struct rds_sock *rs,
 	if (conn && ipv6_addr_equal(&conn->c_faddr, &dst->addr) &&
 	    ipv6_addr_equal(&conn->c_laddr, &bound->addr) &&
 	    conn->c_dev_if == rds_send_dev_if(dst) &&
-	    conn->c_tos == tos && !READ_ONCE(conn->c_destroying))
+	    (conn->c_tos == tos || conn->c_trans->t_tos_blind) &&
+	    !READ_ONCE(conn->c_destroying))
 		rds_conn_get(conn);
 	else
 		conn = NULL;

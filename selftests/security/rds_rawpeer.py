@@ -12,6 +12,7 @@
 #   rds_rawpeer.py forge-sportidx SRC DST      the same after a probe with
 #                                              SPORT_IDX, then path 0 again
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
+#   rds_rawpeer.py hostile SRC DST DPORT CASE  one malformed input (see CASES)
 #
 # Exit status 0 when the scenario ran; what the other side did is printed
 # and checked by the calling test.
@@ -24,6 +25,7 @@ import time
 RDS_TCP_PORT = 16385
 HDR = struct.Struct(">QQIHHBB4sH16s")	# struct rds_header, 48 bytes
 FLAG_CONG_BITMAP = 0x01
+FLAG_RETRANSMITTED = 0x04
 EXT_NPATHS = 5
 EXT_GEN_NUM = 6
 EXT_SPORT_IDX = 8
@@ -228,6 +230,121 @@ def stale(src, dst, port, mode, secs):
 	p0.close()
 
 
+def msg(seq, dport, body, flags=0, ext=b""):
+	return header(seq, 40000, dport, len(body), flags, ext) + body
+
+
+def connect_kept(src, dst, secs=10):
+	"""A connection the other side keeps. While its path still goes down
+	from the previous case it refuses us (a reset right after accepting,
+	often before connect() returns); a real peer retries, and so do we.
+	"""
+	end = time.time() + secs
+	while True:
+		try:
+			s = connect(src, dst)
+			if not closed_within(s, 0.5):
+				return s
+			s.close()
+		except ConnectionError:
+			pass
+		if time.time() > end:
+			raise ConnectionError("refused for %d s" % secs)
+		time.sleep(0.2)
+
+
+def send_case(src, dst, data, close_at_once=False):
+	"""Sends @data on a new connection, then prints whether the other side
+	closed it within 3 s (what a malformed header should get).
+	"""
+	s = connect_kept(src, dst)
+	s.sendall(data)
+	if close_at_once:
+		s.close()
+		print("sent %d bytes and closed" % len(data), flush=True)
+		return
+	closed = closed_within(s, 3)
+	print("connection %s" % ("reset" if closed else "kept"), flush=True)
+	s.close()
+
+
+def hostile_seq(src, dst, dport):
+	"""Sequence numbers: ahead, a retransmission of an old one (a
+	duplicate: dropped), far ahead, the last before the wrap, then 0.
+	"""
+	seqs = ((10, 0, b"seq-10"), (3, FLAG_RETRANSMITTED, b"seq-old"),
+		(1 << 62, 0, b"seq-far"), ((1 << 64) - 1, 0, b"seq-wrap"),
+		(0, 0, b"seq-zero"))
+	send_case(src, dst, b"".join(msg(q, dport, b, f) for q, f, b in seqs))
+
+
+def hostile_conns(src, dst, count):
+	"""@count connections at once, each from its own source port."""
+	import resource
+	resource.setrlimit(resource.RLIMIT_NOFILE, (count + 64, count + 64))
+	socks = []
+	refused = 0
+	for _ in range(count):
+		try:
+			socks.append(connect(src, dst))
+		except ConnectionError:
+			refused += 1
+	print("%d connections made, %d refused at once" % (len(socks), refused),
+	      flush=True)
+	time.sleep(2)
+	for s in socks:
+		s.close()
+
+
+def hostile(src, dst, dport, case):
+	if case == "hlen-1m":
+		send_case(src, dst, header(1, 40000, dport, (1 << 20) + 1) + b"x" * 4096)
+	elif case == "hlen-max":
+		send_case(src, dst, header(1, 40000, dport, 0xffffffff) + b"x" * 4096)
+	elif case == "ext-unknown":
+		# unknown types, then a known one whose payload runs past the 16 bytes
+		ext_junk = bytes([0x7e, 0xff, 0x80, 0x2a]) * 4
+		ext_overrun = b"\0" * 14 + bytes([EXT_NPATHS, 0x7f])
+		send_case(src, dst, header(1, 1, 0, ext=ext_junk) +
+			  header(2, 1, 0, ext=ext_overrun) +
+			  msg(3, dport, b"ext-junk", ext=ext_junk) +
+			  msg(4, dport, b"ext-overrun", ext=ext_overrun))
+	elif case == "seq":
+		hostile_seq(src, dst, dport)
+	elif case == "cong-size":
+		data = b""
+		for n in (0, 100, CONG_MAP_BYTES - 1, CONG_MAP_BYTES + 1):
+			data += header(0, 0, 0, n, FLAG_CONG_BITMAP) + b"\xff" * n
+		send_case(src, dst, data + msg(1, dport, b"after-cong"))
+	elif case == "cut-header":
+		send_case(src, dst, header(1, 40000, dport, 100)[:20], True)
+	elif case == "cut-payload":
+		send_case(src, dst, header(1, 40000, dport, 5000) + b"x" * 1000, True)
+	elif case == "conns":
+		hostile_conns(src, dst, 1000)
+	elif case == "early-data":
+		# data on path 0 before any probe (what a peer without multipath
+		# does), then on a second connection before the handshake
+		p0 = connect_kept(src, dst)
+		p0.sendall(msg(1, dport, b"early-0"))
+		time.sleep(0.5)
+		try:
+			# refused while path 0 is busy: no other path without
+			# the handshake
+			s = connect(src, dst)
+			s.sendall(msg(1, dport, b"early-1"))
+			closed = closed_within(s, 3)
+			print("second connection %s" % ("reset" if closed else "kept"))
+			s.close()
+		except ConnectionError:
+			print("second connection refused")
+		p0.close()
+	else:
+		print("unknown case %s" % case, file=sys.stderr)
+		return 2
+	return 0
+
+
 def main(argv):
 	cmd = argv[1]
 	if cmd == "flood":
@@ -240,6 +357,8 @@ def main(argv):
 		return forge_sportidx(argv[2], argv[3])
 	elif cmd == "stale":
 		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
+	elif cmd == "hostile":
+		return hostile(argv[2], argv[3], int(argv[4]), argv[5])
 	else:
 		print("unknown command %s" % cmd, file=sys.stderr)
 		return 2

@@ -137,6 +137,7 @@ struct rds_transport rds_tcp_transport = {
 	.t_type			= RDS_TRANS_TCP,
 	.t_mp_capable		= true,
 	.t_prefer_loopback	= true,
+	.t_tos_blind		= true,
 	.laddr_check		= rds_tcp_laddr_check,
 	.conn_alloc		= rds_tcp_conn_alloc,
 	.conn_free		= rds_tcp_conn_free,
