@@ -8,44 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
 #include <linux/rds.h>
 
 #include "rdstool.h"
+#include "rds-info.h"
 
 const char *progname = "rds-info";
 
 static bool verbose;
+
+static enum { TEXT, JSON, PROMETHEUS } format = TEXT;
 
 /* Column widths of an address: dotted quad, or a full IPv6 address. */
 #define W4	15
 #define W6	39
 
 /*
- * One table, already read: the kernel returns the size of one item, which
- * may be larger than the struct we know (newer kernels append fields).
- */
-struct table {
-	char *buf;
-	size_t len;
-	size_t each;
-};
-
-/* Copies the item at @off of @t into @item; false past the last whole one. */
-static int table_item(const struct table *t, size_t off, void *item, size_t size)
-{
-	if (t->each < size || off + size > t->len)
-		return 0;
-	memcpy(item, t->buf + off, size);
-	return 1;
-}
-
-/*
  * Reads a whole table. The table can grow between the sizing call and the
  * copy, so ENOSPC just means: try again with the size the kernel reports.
  * Returns false if the running kernel does not provide this table.
  */
-static bool read_table(int fd, int opt, struct table *t)
+bool read_table(int fd, int opt, struct table *t)
 {
 	socklen_t len = 0;
 	char *buf = NULL;
@@ -72,7 +57,7 @@ static bool read_table(int fd, int opt, struct table *t)
 	return true;
 }
 
-static const char *ip4(__be32 a)
+const char *ip4(__be32 a)
 {
 	static char s[4][INET_ADDRSTRLEN];
 	static int n;
@@ -82,7 +67,7 @@ static const char *ip4(__be32 a)
 }
 
 /* Takes a void pointer: the addresses sit unaligned in packed items. */
-static const char *ip6(const void *a)
+const char *ip6(const void *a)
 {
 	static char s[4][INET6_ADDRSTRLEN];
 	static int n;
@@ -283,21 +268,33 @@ struct section {
 	const char *title;	/* for the message queues */
 	void (*print_msgs4)(struct table *t, const char *title);
 	void (*print_msgs6)(struct table *t, const char *title);
+	/* --json: the member's name (IPv6 tables add "_ipv6"), its printers */
+	const char *key;
+	void (*json4)(struct table *t);
+	void (*json6)(struct table *t);
 };
 
 /* In the order rds-info has always printed them. */
 static const struct section sections[] = {
-	{ 'I', RDS_INFO_IB_CONNECTIONS, RDS6_INFO_IB_CONNECTIONS, print_ib, print_ib6 },
-	{ 'T', RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS, print_tcp, print_tcp6 },
-	{ 'k', RDS_INFO_SOCKETS, RDS6_INFO_SOCKETS, print_sockets, print_sockets6 },
-	{ 'n', RDS_INFO_CONNECTIONS, RDS6_INFO_CONNECTIONS, print_conns, print_conns6 },
-	{ 'c', RDS_INFO_COUNTERS, 0, print_counters, NULL },
+	{ 'I', RDS_INFO_IB_CONNECTIONS, RDS6_INFO_IB_CONNECTIONS, print_ib, print_ib6,
+	  .key = "ib_connections", .json4 = json_ib, .json6 = json_ib6 },
+	{ 'T', RDS_INFO_TCP_SOCKETS, RDS6_INFO_TCP_SOCKETS, print_tcp, print_tcp6,
+	  .key = "tcp_sockets", .json4 = json_tcp, .json6 = json_tcp6 },
+	{ 'k', RDS_INFO_SOCKETS, RDS6_INFO_SOCKETS, print_sockets, print_sockets6,
+	  .key = "sockets", .json4 = json_sockets, .json6 = json_sockets6 },
+	{ 'n', RDS_INFO_CONNECTIONS, RDS6_INFO_CONNECTIONS, print_conns, print_conns6,
+	  .key = "connections", .json4 = json_conns, .json6 = json_conns6 },
+	{ 'c', RDS_INFO_COUNTERS, 0, print_counters, NULL,
+	  .key = "counters", .json4 = json_counters },
 	{ 'r', RDS_INFO_RECV_MESSAGES, RDS6_INFO_RECV_MESSAGES, NULL, NULL,
-	  "Receive", print_msgs, print_msgs6 },
+	  "Receive", print_msgs, print_msgs6,
+	  .key = "receive_messages", .json4 = json_msgs, .json6 = json_msgs6 },
 	{ 's', RDS_INFO_SEND_MESSAGES, RDS6_INFO_SEND_MESSAGES, NULL, NULL,
-	  "Send", print_msgs, print_msgs6 },
+	  "Send", print_msgs, print_msgs6,
+	  .key = "send_messages", .json4 = json_msgs, .json6 = json_msgs6 },
 	{ 't', RDS_INFO_RETRANS_MESSAGES, RDS6_INFO_RETRANS_MESSAGES, NULL, NULL,
-	  "Retransmit", print_msgs, print_msgs6 },
+	  "Retransmit", print_msgs, print_msgs6,
+	  .key = "retransmit_messages", .json4 = json_msgs, .json6 = json_msgs6 },
 };
 
 #define NR_SECTIONS	ARRAY_SIZE(sections)
@@ -305,31 +302,54 @@ static const struct section sections[] = {
 static __noreturn void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-v]\n"
+		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-v] [--json]\n"
+		"       %s --prometheus\n"
 		"  -c  counters               -n  connections\n"
 		"  -k  sockets                -T  TCP sockets\n"
 		"  -r  receive queues         -I  IB connections\n"
 		"  -s  send queues            -a  add the IPv6 tables\n"
 		"  -t  retransmit queues      -v  verbose (transport names, IB details)\n"
+		"  --json        the selected tables as one JSON object\n"
+		"  --prometheus  counters and connection state for node_exporter\n"
 		"Without a table option, all IPv4 tables are shown.\n",
-		progname);
+		progname, progname);
 	exit(status);
 }
+
+/* Opens the JSON document at the first table, so that an error prints none. */
+static bool json_first = true;
 
 /* A table the loaded modules don't provide (no rds_rdma, say) is skipped. */
 static void show(int fd, const struct section *s, bool v6)
 {
 	int opt = v6 ? s->info6 : s->info4;
 	struct table t;
+	char key[32];
 
 	if (!opt || !read_table(fd, opt, &t))
 		return;
-	if (s->title)
+	if (format == JSON) {
+		snprintf(key, sizeof(key), "%s%s", s->key, v6 ? "_ipv6" : "");
+		if (json_first)
+			putchar('{');
+		json_table_begin(key, json_first, !s->json6);
+		(v6 ? s->json6 : s->json4)(&t);
+		json_table_end(!s->json6);
+		json_first = false;
+	} else if (s->title) {
 		(v6 ? s->print_msgs6 : s->print_msgs4)(&t, s->title);
-	else
+	} else {
 		(v6 ? s->print6 : s->print4)(&t);
+	}
 	free(t.buf);
 }
+
+static const struct option long_options[] = {
+	{ "json", no_argument, NULL, 'J' },
+	{ "prometheus", no_argument, NULL, 'P' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
@@ -337,9 +357,13 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c, fd;
 
-	while ((c = getopt(argc, argv, "acnkrstTIvh")) != -1) {
+	while ((c = getopt_long(argc, argv, "acnkrstTIvh", long_options, NULL)) != -1) {
 		if (c == 'h')
 			usage(0);
+		if (c == 'J' || c == 'P') {
+			format = c == 'J' ? JSON : PROMETHEUS;
+			continue;
+		}
 		if (c == 'v' || c == 'a') {
 			*(c == 'v' ? &verbose : &v6) = true;
 			continue;
@@ -353,8 +377,15 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (format == PROMETHEUS && (any || v6))
+		bad_usage("--prometheus always exports the same set; no table options");
 
 	fd = rds_socket();
+	if (format == PROMETHEUS) {
+		prom_export(fd);
+		close(fd);
+		return 0;
+	}
 	for (i = 0; i < NR_SECTIONS; i++) {
 		if (any && !want[i])
 			continue;
@@ -362,6 +393,8 @@ int main(int argc, char **argv)
 		if (v6)
 			show(fd, &sections[i], true);
 	}
+	if (format == JSON)
+		puts(json_first ? "{}" : "\n}");
 	close(fd);
 	return 0;
 }

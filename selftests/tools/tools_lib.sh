@@ -11,6 +11,7 @@ B=192.0.2.2
 A6=fd00::1
 B6=fd00::2
 NOBODY=192.0.2.99
+TOOLS_DIR=$(dirname "${BASH_SOURCE[0]}")
 
 # in_a/in_b CMD...: run in one of the two namespaces.
 in_a() { ip netns exec rds-a "$@"; }
@@ -107,6 +108,19 @@ check_info_v6() {
 		'^RDS IPv6 Sockets:$'
 }
 
+# Every table as JSON, and a single one; the text output is checked above.
+check_info_json() {
+	local out
+	out=$(in_a "$BIN/rds-info" --json -a) || return 1
+	echo "$out" | python3 "$TOOLS_DIR/check_export.py" json "$A" "$B" || return 1
+	out=$(in_a "$BIN/rds-info" --json -n) || return 1
+	echo "$out" | python3 -c 'import json, sys; assert list(json.load(sys.stdin)) == ["connections"]'
+}
+
+check_info_prom() {
+	in_a "$BIN/rds-info" --prometheus | python3 "$TOOLS_DIR/check_export.py" prom "$A" "$B"
+}
+
 # A passive rds-stress in b, an active one in a; both must report traffic.
 check_stress() {
 	local log out rc
@@ -165,6 +179,7 @@ check_usage() {
 	expect_exit 2 "$BIN/rds-ping" 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-ping" -c x "$B" 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-info" -x 2>/dev/null &&
+	expect_exit 2 "$BIN/rds-info" --prometheus -n 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-stress" -t 0 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-stress" --bogus 2>/dev/null
 }
@@ -175,7 +190,7 @@ tools_tests() {
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 14
+	ktap_plan 16
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
 	ktap_test "bad command lines exit 2" check_usage
@@ -186,6 +201,8 @@ tools_tests() {
 	ktap_test "rds-info -c -k -T -s -r -t" check_info_tables
 	ktap_test "rds-info -a: IPv6 tables" check_info_v6
 	ktap_test "rds-info: every table, verbose" in_a "$BIN/rds-info" -v -a
+	ktap_test "rds-info --json: every table, documented fields" check_info_json
+	ktap_test "rds-info --prometheus: a valid exposition" check_info_prom
 	ktap_test "rds-stress: 2 tasks, depth 4, verified, JSON" check_stress
 	ktap_test "rds-stress: IPv6" check_stress_v6
 	ktap_test "rds-stress: classic columns" check_stress_lines
