@@ -292,6 +292,9 @@ static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/* No .sendpage: 6.5 removed it, and on 6.1 a NULL one makes kernel_sendpage()
+ * fall back to sock_no_sendpage(), what in-tree RDS names explicitly.
+ */
 static const struct proto_ops rds_proto_ops = {
 	.family		= AF_RDS,
 	.owner		= THIS_MODULE,
@@ -310,7 +313,6 @@ static const struct proto_ops rds_proto_ops = {
 	.sendmsg	= rds_sendmsg,
 	.recvmsg	= rds_recvmsg,
 	.mmap		= sock_no_mmap,
-	.sendpage	= sock_no_sendpage,
 };
 
 static struct proto rds_proto = {

@@ -9,6 +9,7 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include <rds/compat.h>
 #include <rds/transport.h>
 #include "sysctl.h"
 
@@ -34,8 +35,8 @@ static unsigned long rds_reconnect_ceiling = ~0UL;
  */
 static DEFINE_MUTEX(rds_sysctl_reconnect_mutex);
 
-static int rds_sysctl_reconnect(struct ctl_table *table, int write,
-				void *buffer, size_t *lenp, loff_t *ppos)
+static int rds_sysctl_reconnect(RDS_COMPAT_CTL_CONST struct ctl_table *table,
+				int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct ctl_table t = *table;
 	int ret;
@@ -100,8 +101,8 @@ int rds_sysctl_init(void)
 	rds_reconnect_floor = msecs_to_jiffies(1);
 	rds_sysctl_reconnect_min_jiffies = rds_reconnect_floor;
 
-	rds_sysctl_header = register_net_sysctl(&init_net, "net/rds",
-						rds_sysctl_table);
+	rds_sysctl_header = rds_compat_register_net_sysctl(&init_net, "net/rds", rds_sysctl_table,
+							   ARRAY_SIZE(rds_sysctl_table) - 1);
 	return rds_sysctl_header ? 0 : -ENOMEM;
 }
 

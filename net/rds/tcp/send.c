@@ -11,6 +11,7 @@
 #include <linux/highmem.h>
 #include <linux/tcp.h>
 #include <net/tcp.h>
+#include <rds/compat.h>
 
 #include "tcp.h"
 
@@ -114,6 +115,7 @@ static int rds_tcp_send_page(struct socket *sock, struct rds_message *rm,
 	struct scatterlist *sg = NULL;
 	struct page *page;
 	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	bool more;
 	int ret;
 
 	for (i = 0; i < rm->m_nents; i++) {
@@ -129,13 +131,12 @@ static int rds_tcp_send_page(struct socket *sock, struct rds_message *rm,
 	page = nth_page(sg_page(sg), poff >> PAGE_SHIFT);
 	poff &= ~PAGE_MASK;
 	len = min_t(unsigned int, sg->length - (off - start), PAGE_SIZE - poff);
-	if (off + len < rm->m_len)
-		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+	more = off + len < rm->m_len;
 
 	if (sendpage_ok(page)) {
-		ret = kernel_sendpage(sock, page, poff, len, flags);
+		ret = rds_compat_sendpage(sock, page, poff, len, flags, more);
 	} else {
-		struct msghdr msg = { .msg_flags = flags & ~MSG_SENDPAGE_NOTLAST };
+		struct msghdr msg = { .msg_flags = flags | (more ? MSG_MORE : 0) };
 		struct kvec vec;
 		void *addr = kmap_local_page(page);
 

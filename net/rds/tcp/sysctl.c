@@ -8,6 +8,7 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <rds/compat.h>
 
 #include "tcp.h"
 
@@ -16,8 +17,8 @@ static void rds_tcp_reset_one(struct rds_connection *conn, void *arg)
 	rds_conn_reset(conn);
 }
 
-static int rds_tcp_skbuf_handler(struct ctl_table *ctl, int write,
-				 void *buffer, size_t *lenp, loff_t *ppos)
+static int rds_tcp_skbuf_handler(RDS_COMPAT_CTL_CONST struct ctl_table *ctl,
+				 int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct rds_tcp_net *rtn = ctl->extra1;
 	int *valp = ctl->data;
@@ -67,7 +68,8 @@ int rds_tcp_sysctl_init(struct rds_tcp_net *rtn)
 	tbl[1].data = &rtn->rtn_rcvbuf;
 	tbl[1].extra1 = rtn;
 
-	rtn->rtn_sysctl = register_net_sysctl(rtn->rtn_net, "net/rds/tcp", tbl);
+	rtn->rtn_sysctl = rds_compat_register_net_sysctl(rtn->rtn_net, "net/rds/tcp", tbl,
+							 ARRAY_SIZE(rds_tcp_sysctl_template) - 1);
 	if (!rtn->rtn_sysctl) {
 		kfree(tbl);
 		return -ENOMEM;
