@@ -120,8 +120,7 @@ def csum_case(src, dst, dport):
 	else:
 		print("connection kept after the bad header", flush=True)
 	s.close()
-	time.sleep(0.5)
-	s = connect(src, dst)
+	s = connect_kept(src, dst)
 	stop = threading.Event()
 	t = threading.Thread(target=drain, args=(s, stop), daemon=True)
 	t.start()
