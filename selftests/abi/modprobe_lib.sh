@@ -11,8 +11,8 @@
 #   modprobe_wrap_start --intree
 #                           for the in-tree stack: requests go to the real
 #                           modprobe, but rds_rdma is refused as if absent
-#                           (ours has no rds_rdma yet; RDS over IB is no
-#                           concern of these tests)
+#                           (RDS over IB is no concern of these tests; our
+#                           own rds_rdma is kept out of the tree too)
 #   modprobe_wrap_log       the requests so far, one "ARGS" line each
 #   modprobe_wrap_stop      put the real modprobe back
 #
@@ -38,6 +38,11 @@ modprobe_wrap_start() {
 		WRAPPER
 	else
 		cp "$RDS_MODDIR"/*.ko "$tree/extra/" || return 1
+		# These tests are about a machine without RDS/IB (the golden
+		# errnos were made on one): our rds_rdma loads whenever an
+		# earlier test left ib_core and rdma_cm loaded, so keep it out
+		# of reach. selftests/ib/ tests SO_RDS_TRANSPORT over IB.
+		rm -f "$tree/extra/rds_rdma.ko"
 		depmod -b "$WRAP_DIR/root" "$kver" 2>/dev/null || return 1
 		cat >"$WRAP_DIR/modprobe" <<-WRAPPER
 		#!/bin/sh
