@@ -38,7 +38,7 @@ if grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null; then
 	export RDS_PROFILE=${RDS_PROFILE:-short}
 	timeouts=(3600 600)
 else
-	timeouts=(1500 300)
+	timeouts=(1800 300)
 fi
 
 passed=0 failed=0 skipped=0
