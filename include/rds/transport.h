@@ -209,6 +209,20 @@ int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
 /* Walks the extension headers: *pos starts at 0; returns the type or NONE. */
 int rds_message_next_extension(const struct rds_header *hdr, unsigned int *pos,
 			       void *buf, unsigned int *buflen);
+
+/* What the extension headers of a probe or its pong announce.  Only a
+ * header with a path count is a handshake at all: the ports alone (1 -> 0,
+ * 0 -> 1) are no proof of one, any local user of a peer can send them.
+ */
+struct rds_handshake {
+	int	npaths;		/* RDS_EXTHDR_NPATHS, clamped to 1..workers */
+	u32	gen;		/* RDS_EXTHDR_GEN_NUM, 0 when absent */
+	bool	sport_idx;	/* RDS_EXTHDR_SPORT_IDX present */
+};
+
+/* False when @hdr carries no path count; @hs is filled either way. */
+bool rds_handshake_parse(const struct rds_header *hdr, struct rds_handshake *hs);
+
 __sum16 rds_header_csum(const struct rds_header *hdr);
 bool rds_header_csum_ok(const struct rds_header *hdr);
 

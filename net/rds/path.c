@@ -329,11 +329,7 @@ void rds_start_mprds(struct rds_connection *conn)
 		rds_conn_path_connect_if_down(&conn->c_path[i]);
 }
 
-/* Reads the handshake extension headers of @hdr: false when it has no path
- * count, which makes it no handshake message at all.
- */
-static bool rds_conn_handshake_parse(const struct rds_header *hdr,
-				     int *npaths, u32 *gen)
+bool rds_handshake_parse(const struct rds_header *hdr, struct rds_handshake *hs)
 {
 	unsigned int pos = 0, len;
 	bool found = false;
@@ -342,49 +338,55 @@ static bool rds_conn_handshake_parse(const struct rds_header *hdr,
 	u8 buf[8];
 	int type;
 
-	*gen = 0;
+	memset(hs, 0, sizeof(*hs));
+	hs->npaths = 1;
 	for (;;) {
 		len = sizeof(buf);
 		type = rds_message_next_extension(hdr, &pos, buf, &len);
 		if (type == RDS_EXTHDR_NONE)
 			break;
-		if (type == RDS_EXTHDR_NPATHS) {
+		switch (type) {
+		case RDS_EXTHDR_NPATHS:
 			memcpy(&npaths_be, buf, sizeof(npaths_be));
-			*npaths = clamp_t(int, be16_to_cpu(npaths_be), 1,
-					  RDS_MPATH_WORKERS);
+			hs->npaths = clamp_t(int, be16_to_cpu(npaths_be), 1,
+					     RDS_MPATH_WORKERS);
 			found = true;
-		} else if (type == RDS_EXTHDR_GEN_NUM) {
+			break;
+		case RDS_EXTHDR_GEN_NUM:
 			memcpy(&gen_be, buf, sizeof(gen_be));
-			*gen = be32_to_cpu(gen_be);
+			hs->gen = be32_to_cpu(gen_be);
+			break;
+		case RDS_EXTHDR_SPORT_IDX:
+			hs->sport_idx = true;
+			break;
 		}
 	}
 	return found;
 }
+EXPORT_SYMBOL_GPL(rds_handshake_parse);
 
 /* A probe or its pong carries the peer's path count and generation.  A
  * new generation means the peer restarted and lost the state of our paths
  * other than the one this arrived on: start those over.  Without a path
- * count the message is not taken as a handshake and changes nothing: the
- * ports alone (1 -> 0, 0 -> 1) are no proof of one.
+ * count the message is not taken as a handshake and changes nothing.
  */
 bool rds_conn_handshake_recv(struct rds_conn_path *cp,
 			     const struct rds_header *hdr)
 {
 	struct rds_connection *conn = cp->cp_conn;
-	int npaths, i;
-	u32 gen;
+	struct rds_handshake hs;
+	int i;
 
-	if (!conn->c_trans->t_mp_capable ||
-	    !rds_conn_handshake_parse(hdr, &npaths, &gen))
+	if (!conn->c_trans->t_mp_capable || !rds_handshake_parse(hdr, &hs))
 		return false;
 
-	if (gen && conn->c_peer_gen_num && gen != conn->c_peer_gen_num) {
+	if (hs.gen && conn->c_peer_gen_num && hs.gen != conn->c_peer_gen_num) {
 		for (i = 1; i < conn->c_path_count; i++)
 			rds_conn_path_error(&conn->c_path[i], "peer restarted");
 	}
-	if (gen)
-		conn->c_peer_gen_num = gen;
-	WRITE_ONCE(conn->c_npaths, npaths);
+	if (hs.gen)
+		conn->c_peer_gen_num = hs.gen;
+	WRITE_ONCE(conn->c_npaths, hs.npaths);
 	wake_up_all(&conn->c_hs_waitq);
 	rds_start_mprds(conn);
 	return true;

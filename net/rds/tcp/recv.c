@@ -28,33 +28,6 @@ struct rds_tcp_read_ctx {
 	size_t				delivered;
 };
 
-/* Whether @hdr, a probe or pong by its ports, is a handshake (it carries
- * the path count, as the generic layer requires) and whether it then says
- * the peer encodes path indexes in source ports.  A message that only has
- * the ports of one changes nothing: any local user of a peer could send it.
- */
-static bool rds_tcp_hdr_handshake(const struct rds_header *hdr,
-				  bool *sport_idx)
-{
-	unsigned int pos = 0, len;
-	bool npaths = false;
-	u8 buf[8];
-	int type;
-
-	*sport_idx = false;
-	for (;;) {
-		len = sizeof(buf);
-		type = rds_message_next_extension(hdr, &pos, buf, &len);
-		if (type == RDS_EXTHDR_NONE)
-			break;
-		if (type == RDS_EXTHDR_NPATHS)
-			npaths = true;
-		else if (type == RDS_EXTHDR_SPORT_IDX)
-			*sport_idx = true;
-	}
-	return npaths;
-}
-
 void rds_tcp_reasm_reset(struct rds_tcp_connection *tc)
 {
 	if (tc->t_tinc)
@@ -70,7 +43,7 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	struct rds_conn_path *cp = tc->t_cpath;
 	struct rds_tcp_incoming *tinc;
 	u32 len = be32_to_cpu(tc->t_hdr.h_len);
-	bool sport_idx;
+	struct rds_handshake hs;
 
 	if (len > RDS_MAX_MSG_SIZE)
 		return -EPROTO;
@@ -82,10 +55,13 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	tinc->ti_inc.i_hdr = tc->t_hdr;
 	tinc->ti_inc.i_truesize = sizeof(*tinc);
 
+	/* Whether the peer encodes path indexes in source ports is believed
+	 * from a real handshake only, as the path count is.
+	 */
 	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
 			 be16_to_cpu(tc->t_hdr.h_dport)) &&
-	    rds_tcp_hdr_handshake(&tc->t_hdr, &sport_idx))
-		WRITE_ONCE(tc->t_tcn->tcn_sport_idx, sport_idx);
+	    rds_handshake_parse(&tc->t_hdr, &hs))
+		WRITE_ONCE(tc->t_tcn->tcn_sport_idx, hs.sport_idx);
 
 	tc->t_tinc = tinc;
 	tc->t_data_rem = len;
