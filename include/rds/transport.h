@@ -414,7 +414,12 @@ void rds_conn_reset(struct rds_connection *conn);
 void rds_conn_destroy_all(struct net *net, struct rds_transport *trans);
 /*
  * Apply fn to every connection of @trans (any netns when @net is NULL).
- * fn runs in process context with a reference held and may sleep.
+ * fn runs in process context with a reference held and may sleep.  The
+ * reference keeps the connection's memory, not its transport data: fn is
+ * not called once the connection's destroy has begun, and a transport
+ * whose fn reads transport data must exclude a destroy beginning during
+ * the walk (rds_rdma holds the lock its destroys run under; rds_tcp's fn
+ * only resets paths, which a destroy makes a no-op).
  */
 void rds_conn_for_each(struct net *net, struct rds_transport *trans,
 		       void (*fn)(struct rds_connection *conn, void *arg),

@@ -278,7 +278,7 @@ void rds_conn_destroy(struct rds_connection *conn)
 	spin_lock_irqsave(&rn->conn_lock, flags);
 	first = !conn->c_destroying;
 	if (first) {
-		conn->c_destroying = true;
+		WRITE_ONCE(conn->c_destroying, true);
 		hlist_del_init_rcu(&conn->c_hash_node);
 		rn->conn_count--;
 	}
@@ -376,8 +376,13 @@ again:
 			}
 	spin_unlock_irqrestore(&rn->conn_lock, flags);
 
+	/* Our reference keeps the connection, not what its destroy frees
+	 * (paths' and transport data): skip one whose destroy has begun.  A
+	 * destroy that begins during @fn is the transport's to exclude.
+	 */
 	for (i = 0; i < nr; i++) {
-		fn(conns[i], arg);
+		if (!READ_ONCE(conns[i]->c_destroying))
+			fn(conns[i], arg);
 		rds_conn_put(conns[i]);
 	}
 	kvfree(conns);
