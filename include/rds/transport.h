@@ -483,6 +483,8 @@ unsigned int rds_stats_info_copy(struct rds_info_iterator *iter,
 
 /* ---- The transport itself ---------------------------------------------- */
 
+struct rds_mr;		/* an RDS_GET_MR region, the generic layer's */
+
 /*
  * Lifetime: registered from module init, unregistered from module exit
  * after the transport has destroyed its connections.  A socket bound through
@@ -555,7 +557,44 @@ struct rds_transport {
 	 * checks its own flag where it accepts connections.
 	 */
 	bool (*t_unloading)(struct rds_connection *conn);
+
+	/*
+	 * RDMA operations: all optional.  A transport without them (TCP,
+	 * loopback) leaves them NULL, and RDS_GET_MR, RDS_GET_MR_FOR_DEST
+	 * and the RDMA and atomic cmsgs then fail with EOPNOTSUPP, as
+	 * in-tree.  The generic layer owns struct rds_mr (keyed by cookie in
+	 * its socket, its user pages pinned and released by the generic
+	 * layer) and the operation a message carries; the transport maps
+	 * and posts.
+	 *
+	 * mr_register: map @mr's pinned pages for remote access through the
+	 * device serving @laddr in @net and fill in its key; may sleep.
+	 * mr_release: called exactly once for each successful mr_register,
+	 * in process context, when the MR goes (RDS_FREE_MR, a use-once
+	 * completion, socket release, connection loss, device removal);
+	 * with @invalidate the remote key is dead when it returns.
+	 * mr_flush: RDS_FREE_MR with cookie 0: finish deferred releases.
+	 *
+	 * xmit_rdma, xmit_atomic: post the RDMA or atomic operation of @rm,
+	 * ahead of its RDS header (as in-tree: the data moves first, the
+	 * message that announces it follows on the same path).  Like xmit:
+	 * 0 when posted, -EAGAIN when the send ring or the credits are full
+	 * (the transport queues send work once there is room: never spin),
+	 * another error brings the path down.  The transport holds a
+	 * message reference for each work request in flight and reports
+	 * the operation's local completion, an RDS_RDMA_* status of the
+	 * uapi, with rds_rdma_op_done(), from any context.
+	 */
+	int (*mr_register)(struct net *net, const struct in6_addr *laddr,
+			   u32 scope_id, struct rds_mr *mr);
+	void (*mr_release)(struct rds_mr *mr, bool invalidate);
+	void (*mr_flush)(struct net *net);
+	int (*xmit_rdma)(struct rds_conn_path *cp, struct rds_message *rm);
+	int (*xmit_atomic)(struct rds_conn_path *cp, struct rds_message *rm);
 };
+
+/* The local completion of @rm's RDMA or atomic operation (see above). */
+void rds_rdma_op_done(struct rds_message *rm, int status);
 
 int rds_trans_register(struct rds_transport *trans);
 void rds_trans_unregister(struct rds_transport *trans);

@@ -102,6 +102,9 @@ static int rds_get_mr(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (!rds_sock_bound(rs) || !rs->rs_transport)
 		return -ENOTCONN;
+	/* In-tree's answer for a transport without mr_register, and no
+	 * transport has it before the RDMA operations are built.
+	 */
 	return -EOPNOTSUPP;
 }
 
