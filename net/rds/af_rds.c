@@ -24,11 +24,6 @@
 #include "sysctl.h"
 #include "transports.h"
 
-/* Pollers refused with ENOBUFS also wait here for any congestion map to
- * change: they do not know which map will open their port.
- */
-DECLARE_WAIT_QUEUE_HEAD(rds_poll_waitq);
-
 /* Writers blocked on sndbuf, readers and pollers all sleep on sk_wq. */
 void rds_wake_sk_sleep(struct rds_sock *rs)
 {
@@ -228,9 +223,11 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 	unsigned long flags;
 
+	/* Congestion news for a refused sender comes on this queue too
+	 * (rds_cong_map_updated() wakes it), so epoll, which hooks only the
+	 * queues of its first call, hears it.
+	 */
 	sock_poll_wait(file, sock, wait);
-	if (READ_ONCE(rs->rs_seen_congestion))
-		poll_wait(file, &rds_poll_waitq, wait);
 
 	spin_lock_irqsave(&rs->rs_lock, flags);
 	if (rs->rs_cong_monitor) {
@@ -326,6 +323,7 @@ static void rds_sock_init(struct rds_sock *rs)
 	spin_lock_init(&rs->rs_lock);
 	INIT_LIST_HEAD(&rs->rs_send_queue);
 	INIT_LIST_HEAD(&rs->rs_cong_item);
+	INIT_LIST_HEAD(&rs->rs_cong_refused_item);
 	spin_lock_init(&rs->rs_recv_lock);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_zcopy_queue);

@@ -15,11 +15,14 @@
 #include "stats.h"
 
 /* Sockets with RDS_CONG_MONITOR on, across all netns (a notification only
- * concerns the socket's own mask).  rds_cong_monitor_lock is taken with
- * interrupts off because updates arrive from softirq receive paths and
- * from under the receive queue locks; rs_lock nests inside it.
+ * concerns the socket's own mask), and sockets refused with ENOBUFS since
+ * the last map change, which that change wakes once.  rds_cong_monitor_lock
+ * guards both lists; it is taken with interrupts off because updates
+ * arrive from softirq receive paths and from under the receive queue
+ * locks; rs_lock nests inside it.
  */
 static LIST_HEAD(rds_cong_monitor);
+static LIST_HEAD(rds_cong_refused);
 static DEFINE_SPINLOCK(rds_cong_monitor_lock);
 
 /* Bumped on every map change, for poll()'s rds_cong_updated_since(). */
@@ -154,17 +157,25 @@ void rds_cong_queue_updates(struct rds_cong_map *map)
 
 void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 {
-	struct rds_sock *rs;
+	struct rds_sock *rs, *tmp;
 	unsigned long flags;
 
 	wake_up_all(&map->m_waitq);
 	atomic_inc(&rds_cong_generation);
-	/* Pollers that saw congestion and do not monitor wait for any change. */
-	wake_up_all(&rds_poll_waitq);
-	if (!portmask || list_empty_careful(&rds_cong_monitor))
+	if (list_empty_careful(&rds_cong_refused) &&
+	    (!portmask || list_empty_careful(&rds_cong_monitor)))
 		return;
 
 	spin_lock_irqsave(&rds_cong_monitor_lock, flags);
+	/* Refused senders that do not monitor poll for any change: one
+	 * wake-up each, on their own queue; poll() reports it.
+	 */
+	list_for_each_entry_safe(rs, tmp, &rds_cong_refused, rs_cong_refused_item) {
+		list_del_init(&rs->rs_cong_refused_item);
+		rds_wake_sk_sleep(rs);
+	}
+	if (!portmask)
+		goto out;
 	list_for_each_entry(rs, &rds_cong_monitor, rs_cong_item) {
 		bool notify;
 
@@ -176,21 +187,33 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 		if (notify)
 			rds_wake_sk_sleep(rs);
 	}
+out:
 	spin_unlock_irqrestore(&rds_cong_monitor_lock, flags);
 }
 
-/* Notes @port in the socket's monitor mask; returns whether it is on. */
-static bool rds_cong_note_port(struct rds_sock *rs, __be16 port)
+/* A nonblocking send of @rs to @port was refused.  A monitor notes the
+ * port in its mask; any other socket goes on the refused list, and its
+ * poll() reports the next map change, not an older one (rs_cong_track
+ * moves to now).  Noted before the caller tests the port again, so an
+ * update that the test misses finds the socket noted.
+ */
+static void rds_cong_note_refused(struct rds_sock *rs, __be16 port)
 {
 	unsigned long flags;
-	bool on;
 
-	spin_lock_irqsave(&rs->rs_lock, flags);
-	on = rs->rs_cong_monitor;
-	if (on)
+	spin_lock_irqsave(&rds_cong_monitor_lock, flags);
+	spin_lock(&rs->rs_lock);
+	rs->rs_seen_congestion = true;
+	if (rs->rs_cong_monitor) {
 		rs->rs_cong_mask |= RDS_CONG_MONITOR_MASK(be16_to_cpu(port));
-	spin_unlock_irqrestore(&rs->rs_lock, flags);
-	return on;
+	} else {
+		rs->rs_cong_track = atomic_read(&rds_cong_generation);
+		if (list_empty(&rs->rs_cong_refused_item))
+			list_add_tail(&rs->rs_cong_refused_item,
+				      &rds_cong_refused);
+	}
+	spin_unlock(&rs->rs_lock);
+	spin_unlock_irqrestore(&rds_cong_monitor_lock, flags);
 }
 
 /* How long a congested port may go without news before we first ask
@@ -249,9 +272,11 @@ int rds_cong_wait(struct rds_connection *conn, __be16 port, bool nonblock,
 		/* The port may have opened between the test and noting it,
 		 * and that update would have found nothing to notify.
 		 */
-		if (rs && rds_cong_note_port(rs, port) &&
-		    !rds_cong_test_bit(map, port))
-			return 0;
+		if (rs) {
+			rds_cong_note_refused(rs, port);
+			if (!rds_cong_test_bit(map, port))
+				return 0;
+		}
 		rds_stats_inc(RDS_STAT_CONG_SEND_ERROR);
 		return -ENOBUFS;
 	}
@@ -357,7 +382,12 @@ int rds_cong_monitor_set(struct rds_sock *rs, bool on)
 
 void rds_cong_remove_socket(struct rds_sock *rs)
 {
+	unsigned long flags;
+
 	rds_cong_monitor_set(rs, false);
+	spin_lock_irqsave(&rds_cong_monitor_lock, flags);
+	list_del_init(&rs->rs_cong_refused_item);
+	spin_unlock_irqrestore(&rds_cong_monitor_lock, flags);
 }
 
 bool rds_cong_updated_since(unsigned long *recent)

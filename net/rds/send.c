@@ -745,11 +745,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		goto put_rm;
 	}
 	ret = rds_cong_wait(conn, dst.port, nonblock, rs);
-	if (ret) {
-		if (ret == -ENOBUFS)
-			WRITE_ONCE(rs->rs_seen_congestion, true);
+	if (ret)
 		goto put_conn;
-	}
 
 	cp = rds_conn_path_for_sock(conn, rs, nonblock);
 	ret = rds_send_queue_wait(rs, &cp, rm, bound.port, dst.port, nonblock);

@@ -64,12 +64,13 @@ struct rds_sock {
 	spinlock_t		rs_lock;	/* send side, see above */
 	struct list_head	rs_send_queue;
 	u32			rs_snd_bytes;
-	bool			rs_seen_congestion;
+	bool			rs_seen_congestion; /* refused: ENOBUFS */
 
 	bool			rs_cong_monitor;
 	u64			rs_cong_mask;	/* ports we were refused on */
 	u64			rs_cong_notify;	/* of those, now uncongested */
 	struct list_head	rs_cong_item;	/* rds_cong monitor list */
+	struct list_head	rs_cong_refused_item; /* rds_cong refused list */
 	unsigned long		rs_cong_track;	/* rds_cong_generation seen */
 
 	spinlock_t		rs_recv_lock;	/* receive side, see above */
@@ -125,10 +126,6 @@ void rds_bind_net_exit(struct net *net);
 
 /* af_rds.c: wake writers and pollers of @rs. */
 void rds_wake_sk_sleep(struct rds_sock *rs);
-/* Every change of a congestion map must wake_up_all() this: poll() of a
- * socket that was refused with ENOBUFS (rs_seen_congestion) sleeps on it.
- */
-extern wait_queue_head_t rds_poll_waitq;
 
 /* sockopt.c */
 int rds_setsockopt(struct socket *sock, int level, int optname,

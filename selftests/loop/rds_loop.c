@@ -31,6 +31,7 @@
 
 #include "../common/ktap.h"
 #include "../common/addr.h"
+#include "../common/rds_sock.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21
@@ -42,19 +43,6 @@
 
 static bool short_profile;
 
-static int rds_bound(const char *str, int port)
-{
-	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
-	union addr a;
-	socklen_t len = addr_make(&a, str, port);
-
-	if (fd < 0)
-		ktap_bail("socket(AF_RDS)");
-	if (bind(fd, &a.sa, len))
-		ktap_bail("bind %s:%d", str, port);
-	return fd;
-}
-
 /* SO_*BUFFORCE: RDS uses half of sk_{snd,rcv}buf, which is twice @bytes. */
 static void set_bufs(int fd, int snd, int rcv)
 {
@@ -62,15 +50,6 @@ static void set_bufs(int fd, int snd, int rcv)
 		ktap_bail("SO_SNDBUFFORCE");
 	if (rcv && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		ktap_bail("SO_RCVBUFFORCE");
-}
-
-static ssize_t send_to(int fd, const char *str, int port, const void *buf,
-		       size_t n, int flags)
-{
-	union addr a;
-	socklen_t len = addr_make(&a, str, port);
-
-	return sendto(fd, buf, n, flags, &a.sa, len);
 }
 
 /* recvfrom with a timeout; -1 and ETIMEDOUT when nothing came. */
