@@ -489,8 +489,13 @@ static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
 	int ret;
 
 	if (inc->i_rdma_cookie) {
-		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST,
-			       sizeof(inc->i_rdma_cookie), &inc->i_rdma_cookie);
+		/* From the stack: a transport's incoming slab has no usercopy
+		 * region, and hardened usercopy BUG()s on a copy from it.
+		 */
+		rds_rdma_cookie_t cookie = inc->i_rdma_cookie;
+
+		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST, sizeof(cookie),
+			       &cookie);
 		if (ret)
 			return ret;
 	}
