@@ -19,6 +19,17 @@
 #include <net/net_namespace.h>
 
 /*
+ * 6.12 moved <asm/unaligned.h>, get_unaligned() and put_unaligned(), to
+ * <linux/unaligned.h> and dropped the old name. A version check rather
+ * than __has_include(), which sparse does not understand.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
  * 6.5 removed kernel_sendpage() and MSG_SENDPAGE_NOTLAST: a page is handed
  * to the socket by sendmsg() with MSG_SPLICE_PAGES and a bvec iterator, as
  * the in-tree RDS/TCP of 6.12 does. Both ways the page is referenced by the

@@ -18,7 +18,7 @@
 #include <net/addrconf.h>
 #include <net/ip_fib.h>
 #include <net/ipv6.h>
-#include <asm/unaligned.h>
+#include <rds/compat.h>
 
 #include "ib.h"
 
