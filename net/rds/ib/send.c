@@ -42,7 +42,7 @@ void rds_ib_send_ring_init(struct rds_ib_connection *ic)
 	ic->i_ack_wr.sg_list = &ic->i_ack_sge;
 	ic->i_ack_wr.num_sge = 1;
 	ic->i_ack_wr.opcode = IB_WR_SEND;
-	ic->i_ack_wr.send_flags = IB_SEND_SIGNALED;
+	ic->i_ack_wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	ic->i_ack_sge.addr = ic->i_ack_hdr_dma;
 	ic->i_ack_sge.length = sizeof(struct rds_header);
 	ic->i_ack_sge.lkey = lkey;
@@ -212,10 +212,13 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 	s->s_sge[1].length = len;
 	s->s_wr.num_sge = len ? 2 : 1;
 	s->s_wr.next = NULL;
-	s->s_wr.send_flags = 0;
+	/* In-tree arms its receive CQ for solicited completions only: the
+	 * end of a message must wake it, or what came sits in its CQ.
+	 */
+	s->s_wr.send_flags = off + len == rm->m_len ? IB_SEND_SOLICITED : 0;
 	if (++ic->i_unsignaled >= ic->i_max_unsignaled) {
 		ic->i_unsignaled = 0;
-		s->s_wr.send_flags = IB_SEND_SIGNALED;
+		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 	}
 
 	atomic_dec(&ic->i_send_free);

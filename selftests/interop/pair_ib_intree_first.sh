@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Interop over Soft-RoCE: the in-tree rds_rdma on a connects to ours on b.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ib_interop_lib.sh"
+ib_interop_test b a
