@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <linux/sockios.h>
 #include <linux/rds.h>
 
@@ -96,10 +97,15 @@ void rds_set_tos(int fd, unsigned int tos)
 		die_errno("cannot set TOS %u", tos);
 }
 
+/* "ADDR", or "ADDR%IF" for an IPv6 address on link IF (a link-local one
+ * needs it).
+ */
 bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
+	char *pct;
 
 	memset(ss, 0, sizeof(*ss));
 	if (inet_pton(AF_INET, str, &sin->sin_addr) == 1) {
@@ -107,7 +113,17 @@ bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
 		sin->sin_port = htons(port);
 		return true;
 	}
-	if (inet_pton(AF_INET6, str, &sin6->sin6_addr) == 1) {
+	if (strlen(str) >= sizeof(buf))
+		return false;
+	strcpy(buf, str);
+	pct = strchr(buf, '%');
+	if (pct) {
+		*pct++ = '\0';
+		sin6->sin6_scope_id = if_nametoindex(pct);
+		if (!sin6->sin6_scope_id)
+			return false;
+	}
+	if (inet_pton(AF_INET6, buf, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(port);
 		return true;

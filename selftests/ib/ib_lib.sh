@@ -27,14 +27,25 @@ ib_have_rxe() {
 	modprobe rdma_rxe 2>/dev/null && command -v rdma >/dev/null
 }
 
-# ib_route DEV SRC DST TABLE: SRC -> DST leaves through DEV. The rule
-# matches on the output device, which rxe and rdma_cm always set (rxe1
-# sends from IB out of rv1), and which rdma_cm also sets when it checks an
-# incoming request by looking the reverse route up on the device it came
-# in on. A packet arriving has none, so it still finds the local table.
-ib_route() {
-	ip route add "$3/32" dev "$1" src "$2" table "$4" || return 1
-	ip rule add pref "$4" from "$2" to "$3" oif "$1" lookup "$4" || return 1
+# The policy rules (ib_setup) send SRC -> DST through the table of its
+# veth. They match on the output device, which rxe and rdma_cm always set
+# (rxe1 sends from IB out of rv1), and which rdma_cm also sets when it
+# checks an incoming request by looking the reverse route up on the device
+# it came in on. A packet arriving has none, so it still finds the local
+# table.
+#
+# ib_paths: the routes of those tables and the static neighbours. Taking a
+# veth down flushes both (permanent neighbours too), so a test that takes
+# one down and up calls this again.
+ib_paths() {
+	local mac0 mac1
+
+	mac0=$(cat /sys/class/net/rv0/address)
+	mac1=$(cat /sys/class/net/rv1/address)
+	ip neigh replace $IB lladdr "$mac1" dev rv0 nud permanent &&
+	ip neigh replace $IA lladdr "$mac0" dev rv1 nud permanent || return 1
+	ip route replace $IB/32 dev rv0 src $IA table 101 &&
+	ip route replace $IA/32 dev rv1 src $IB table 102
 }
 
 ib_rxe_add() {
@@ -43,9 +54,12 @@ ib_rxe_add() {
 }
 
 ib_setup() {
-	local d mac0 mac1
+	local d
 
 	ib_have_rxe || return 4
+	# What a test killed by its timeout left behind (the harness removes
+	# modules and namespaces only) would make every step fail.
+	ib_cleanup
 	modprobe rdma_cm || return 1
 	# rds_traffic asks for 4 MiB socket buffers: 1 MiB messages need them.
 	IB_WMEM_MAX=$(sysctl -n net.core.wmem_max)
@@ -59,13 +73,11 @@ ib_setup() {
 	sysctl -qw net.ipv4.conf.all.rp_filter=0
 	ip addr add $IA/32 dev rv0 && ip addr add $IB/32 dev rv1 || return 1
 	ip link set rv0 up && ip link set rv1 up || return 1
-	mac0=$(cat /sys/class/net/rv0/address)
-	mac1=$(cat /sys/class/net/rv1/address)
-	ip neigh replace $IB lladdr "$mac1" dev rv0 nud permanent &&
-	ip neigh replace $IA lladdr "$mac0" dev rv1 nud permanent || return 1
 	# The local table moves behind our two rules.
 	ip rule add pref 1000 lookup local && ip rule del pref 0 || return 1
-	ib_route rv0 $IA $IB 101 && ib_route rv1 $IB $IA 102 || return 1
+	ip rule add pref 101 from $IA to $IB oif rv0 lookup 101 &&
+	ip rule add pref 102 from $IB to $IA oif rv1 lookup 102 || return 1
+	ib_paths || return 1
 	ib_rxe_add || return 1
 	rds_load rdma || return 1
 	# Path drops and rdma_cm events, for ib_diag.
@@ -73,6 +85,30 @@ ib_setup() {
 	echo 'module rds_rdma +p; module rds +p' \
 		>/sys/kernel/debug/dynamic_debug/control 2>/dev/null
 	true
+}
+
+# ib_start DESC [MORE_SETUP]: ib_setup, then MORE_SETUP if given, as the
+# test's first point DESC. Without rxe the whole test is skipped; when the
+# setup fails it ends there. Call at the top level of the test: ending it
+# is ktap_finished's exit.
+ib_start() {
+	local rc
+
+	ib_setup
+	rc=$?
+	if [ $rc = 4 ]; then
+		ib_cleanup
+		ktap_skip "no rdma_rxe or no rdma tool"
+		ktap_finished
+	fi
+	if [ $rc != 0 ] || { [ -n "${2:-}" ] && ! "$2"; }; then
+		ktap_fail "$1"
+		ib_diag
+		cleanup_netns
+		ib_cleanup
+		ktap_finished
+	fi
+	ktap_ok "$1"
 }
 
 ib_cleanup() {
@@ -108,4 +144,23 @@ ib_diag() {
 	"$BIN/rds-info" -n -v
 	"$BIN/rds-info" -c | grep -v ' 0$'
 	dmesg | tail -n 30
+}
+
+# IPv6: link-local addresses only. A global pair would be two addresses of
+# one host, which rdma_cm resolves as loopback (no policy rule helps, as
+# for IPv4); a link-local destination with a scope is looked up on that
+# link only, so fe80::b2%rv0 leaves through rv0 and reaches rxe1.
+IA6=fe80::a1
+IB6=fe80::b2
+
+# ib_setup6: after ib_setup. rxe adds the GIDs of new addresses itself.
+ib_setup6() {
+	local mac0 mac1
+
+	ip addr add $IA6/64 dev rv0 nodad && ip addr add $IB6/64 dev rv1 nodad ||
+		return 1
+	mac0=$(cat /sys/class/net/rv0/address)
+	mac1=$(cat /sys/class/net/rv1/address)
+	ip -6 neigh replace $IB6 lladdr "$mac1" dev rv0 nud permanent &&
+	ip -6 neigh replace $IA6 lladdr "$mac0" dev rv1 nud permanent
 }

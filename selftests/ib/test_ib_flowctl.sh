@@ -15,20 +15,7 @@ counter() {
 }
 
 ktap_plan 6
-ib_setup
-rc=$?
-if [ $rc = 4 ]; then
-	ib_cleanup
-	ktap_skip "no rdma_rxe or no rdma tool"
-	ktap_finished
-fi
-if [ $rc != 0 ]; then
-	ktap_fail "rxe pair and rds_rdma set up"
-	ib_diag
-	ib_cleanup
-	ktap_finished
-fi
-ktap_ok "rxe pair and rds_rdma set up"
+ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "flow_control is off by default, max_recv_allocation is set" \
 	bash -c "[ \$(sysctl -n net.rds.ib.flow_control) = 0 ] &&

@@ -62,21 +62,7 @@ while True:
 '
 
 ktap_plan 7
-ib_setup
-rc=$?
-if [ $rc = 4 ]; then
-	ib_cleanup
-	ktap_skip "no rdma_rxe or no rdma tool"
-	ktap_finished
-fi
-if [ $rc != 0 ] || ! ns_setup; then
-	ktap_fail "rxe devices in init_net and in a netns"
-	ib_diag
-	cleanup_netns
-	ib_cleanup
-	ktap_finished
-fi
-ktap_ok "rxe devices in init_net and in a netns"
+ib_start "rxe devices in init_net and in a netns" ns_setup
 
 base=$(listeners)
 ktap_test "init_net listens, the netns does not yet ($base listening ids)" \

@@ -13,20 +13,7 @@
 . "$(dirname "$0")/ib_lib.sh"
 
 ktap_plan 9
-ib_setup
-rc=$?
-if [ $rc = 4 ]; then
-	ib_cleanup
-	ktap_skip "no rdma_rxe or no rdma tool"
-	ktap_finished
-fi
-if [ $rc != 0 ]; then
-	ktap_fail "rxe pair and rds_rdma set up"
-	ib_diag
-	ib_cleanup
-	ktap_finished
-fi
-ktap_ok "rxe pair and rds_rdma set up"
+ib_start "rxe pair and rds_rdma set up"
 
 # Nothing else can work without a connection: do not wait for it 7 times.
 if ! ktap_test "rds-ping over IB, both ways" bash -c \

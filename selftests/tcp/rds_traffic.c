@@ -16,6 +16,8 @@
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
  *               [-T tcp|ib]
  *
+ * An IPv6 address may name its link, fe80::1%veth0: each side binds on its
+ * own, and sends to a link-local peer over it.
  * -T pins every socket to that transport (SO_RDS_TRANSPORT) before bind.
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
@@ -40,6 +42,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <linux/rds.h>
 
 #ifndef AF_RDS
@@ -164,11 +167,15 @@ static int enter_netns(const char *name)
 	return ret;
 }
 
+/* "ADDR", or "ADDR%IF" for an IPv6 address on link IF (in the side's
+ * netns).
+ */
 static int parse_addr(const char *str, int port, struct sockaddr_storage *ss,
 		      socklen_t *len)
 {
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 1], *pct;
 
 	memset(ss, 0, sizeof(*ss));
 	if (inet_pton(AF_INET, str, &sin->sin_addr) == 1) {
@@ -177,7 +184,14 @@ static int parse_addr(const char *str, int port, struct sockaddr_storage *ss,
 		*len = sizeof(*sin);
 		return 0;
 	}
-	if (inet_pton(AF_INET6, str, &sin6->sin6_addr) == 1) {
+	snprintf(buf, sizeof(buf), "%s", str);
+	pct = strchr(buf, '%');
+	if (pct) {
+		*pct++ = '\0';
+		sin6->sin6_scope_id = if_nametoindex(pct);
+	}
+	if ((!pct || sin6->sin6_scope_id) &&
+	    inet_pton(AF_INET6, buf, &sin6->sin6_addr) == 1) {
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons(port);
 		*len = sizeof(*sin6);
@@ -185,6 +199,22 @@ static int parse_addr(const char *str, int port, struct sockaddr_storage *ss,
 	}
 	fprintf(stderr, "bad address %s\n", str);
 	return -1;
+}
+
+/* Where @rs sends to reach @dst: a link-local peer's scope is a link of the
+ * peer's host, so the sender names its own link (the one it is bound on).
+ */
+static const struct sockaddr *dst_addr(const struct rsock *rs,
+				       const struct rsock *dst,
+				       struct sockaddr_storage *tmp)
+{
+	const struct sockaddr_in6 *own = (const struct sockaddr_in6 *)&rs->addr;
+
+	if (dst->addr.ss_family != AF_INET6 || !own->sin6_scope_id)
+		return (const struct sockaddr *)&dst->addr;
+	*tmp = dst->addr;
+	((struct sockaddr_in6 *)tmp)->sin6_scope_id = own->sin6_scope_id;
+	return (const struct sockaddr *)tmp;
 }
 
 static int open_side(int side, const char *ns, const char *addr, int port,
@@ -264,6 +294,7 @@ static int set_out(int epfd, struct rsock *rs, int want_out)
 static int pump_send(int epfd, struct rsock *rs, int *congested)
 {
 	int side = rs->side, peer = !side, tries, batch;
+	struct sockaddr_storage tmp;
 
 	for (batch = 0;; batch++) {
 		struct flow *f = NULL;
@@ -287,7 +318,7 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 		dst = &socks[peer][r];
 		len = msg_size(side, rs->idx, r, f->sent);
 		msg_fill(sbuf, len, msg_base(side, rs->idx, r, f->sent));
-		ret = sendto(rs->fd, sbuf, len, 0, (struct sockaddr *)&dst->addr,
+		ret = sendto(rs->fd, sbuf, len, 0, dst_addr(rs, dst, &tmp),
 			     dst->addrlen);
 		if (ret < 0) {
 			rs->last_err = errno;
@@ -459,11 +490,12 @@ static void report_pending(double last_progress)
 static int wait_for_peer(double timeout)
 {
 	struct rsock *me = &socks[only_side][0], *peer = &socks[!only_side][0];
+	struct sockaddr_storage tmp;
 	double start = now();
 	int extra = 0;
 
 	while (!got_hello) {
-		sendto(me->fd, "", 0, 0, (struct sockaddr *)&peer->addr,
+		sendto(me->fd, "", 0, 0, dst_addr(me, peer, &tmp),
 		       peer->addrlen);
 		usleep(100000);
 		if (pump_recv(me, &extra))
@@ -473,7 +505,7 @@ static int wait_for_peer(double timeout)
 			return -1;
 		}
 	}
-	sendto(me->fd, "", 0, 0, (struct sockaddr *)&peer->addr, peer->addrlen);
+	sendto(me->fd, "", 0, 0, dst_addr(me, peer, &tmp), peer->addrlen);
 	return 0;
 }
 
