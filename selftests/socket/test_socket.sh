@@ -3,7 +3,8 @@
 #
 # The RDS socket API: errnos of bad input, bind/connect/getname, options,
 # info tables, ioctl and poll (rds_sock_api), traffic over the loopback
-# transport (rds_sock_msgs) and the sysctls under /proc/sys/net/rds.
+# transport (rds_sock_msgs), regressions of in-tree bug classes (rds_regress)
+# and the sysctls under /proc/sys/net/rds.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../abi/sysctl_lib.sh"
@@ -33,7 +34,7 @@ ping_enable_works() {
 	echo 1 >"$SYS/ping_enable"
 }
 
-ktap_plan 8
+ktap_plan 9
 if ! rds_load; then
 	ktap_fail "load rds.ko"
 	ktap_finished
@@ -43,6 +44,8 @@ modprobe_wrap_start || ktap_fail "install the modprobe wrapper"
 ktap_test "socket API errnos and calls (rds_sock_api)" "$BIN/rds_sock_api"
 modprobe_wrap_stop
 ktap_test "loopback traffic (rds_sock_msgs)" "$BIN/rds_sock_msgs"
+ktap_test "no stray kernel bytes, small control buffers (rds_regress)" \
+	"$BIN/rds_regress"
 ktap_test "sysctls have their defaults" sysctl_defaults
 ktap_test "sysctls take valid values" sysctl_writes
 ktap_test "sysctls refuse bad values" sysctl_bad_values
