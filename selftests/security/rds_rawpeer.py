@@ -133,18 +133,35 @@ def csum_case(src, dst, dport):
 	s.close()
 
 
-def forge(src, dst):
-	p0 = connect(src, dst)
-	p0.sendall(header(1, 1, 0, ext=probe_ext()))
+def forge_open(src, dst, sport, ext):
+	"""Path 0 with a real probe carrying @ext, answered and drained in the
+	background, then a forged 1 -> 0 without extension headers: what a
+	socket bound to port 1 would send. Returns the socket and its drainer.
+	"""
+	p0 = connect(src, dst, sport)
+	p0.sendall(header(1, 1, 0, ext=ext))
 	stop = threading.Event()
 	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
 	t.start()
 	time.sleep(1)
-	# A user message 1 -> 0: what a socket bound to port 1 would send.
 	body = b"forged"
 	p0.sendall(header(2, 1, 0, len(body)) + body)
 	print("forged 1 -> 0 sent", flush=True)
 	time.sleep(1)
+	return p0, stop, t
+
+
+def forge_close(p0, stop, t):
+	stop.set()
+	t.join()
+	p0.close()
+
+
+def forge(src, dst):
+	"""After the forgery a second path is still accepted: the path count
+	the probe announced stands.
+	"""
+	opened = forge_open(src, dst, 0, probe_ext())
 	try:
 		p1 = connect(src, dst)
 		ok = not closed_within(p1, 2)
@@ -152,38 +169,25 @@ def forge(src, dst):
 	except ConnectionError:
 		ok = False	# reset before connect() even returned
 	print("second path %s" % ("accepted" if ok else "refused"), flush=True)
-	stop.set()
-	t.join()
-	p0.close()
+	forge_close(*opened)
 	return 0 if ok else 1
 
 
 def forge_sportidx(src, dst):
-	"""A probe that says our source ports carry path indexes, then a forged
-	1 -> 0 without extension headers, then a second connection from a port
-	of path 0's group while path 0 is up. An acceptor that still believes
-	the probe takes it as path 0 reconnecting and closes the old path 0 as
-	stale (tcp_listen_closed_stale); one the forgery fooled takes it as a
-	legacy peer's next path.
+	"""A probe that says our source ports carry path indexes, then the
+	forgery, then a second connection from a port of path 0's group while
+	path 0 is up. An acceptor that still believes the probe takes it as
+	path 0 reconnecting and closes the old path 0 as stale
+	(tcp_listen_closed_stale); one the forgery fooled takes it as a legacy
+	peer's next path.
 	"""
-	p0 = connect(src, dst, 40000)
-	p0.sendall(header(1, 1, 0, ext=probe_ext() +
-			  struct.pack(">BB", EXT_SPORT_IDX, 0)))
-	stop = threading.Event()
-	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
-	t.start()
-	time.sleep(1)
-	body = b"forged"
-	p0.sendall(header(2, 1, 0, len(body)) + body)
-	print("forged 1 -> 0 sent", flush=True)
-	time.sleep(1)
+	opened = forge_open(src, dst, 40000, probe_ext() +
+			    struct.pack(">BB", EXT_SPORT_IDX, 0))
 	p1 = connect(src, dst, 40008)
 	print("second connection from port 40008 (path 0's group)", flush=True)
 	time.sleep(1)
 	p1.close()
-	stop.set()
-	t.join()
-	p0.close()
+	forge_close(*opened)
 	return 0
 
 
