@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-test: source-only
 #
 # Our uapi/linux/rds.h must describe exactly the ABI of the system's 6.1
 # <linux/rds.h>: abi_check prints every constant, size, offset and field

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-test: source-only
 #
 # The Makefile's kernel discovery as a fresh machine sees it. `make check` and
 # `make run` install the kernel headers first and then start a new make, which
