@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-pair: in-tree rds_rdma
 #
 # Interop over Soft-RoCE: our rds_rdma on a connects to the in-tree one on b.
 

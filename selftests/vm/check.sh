@@ -8,9 +8,16 @@
 #   intree   selftests/run_tests.sh --intree  one guest: the distribution's modules
 #   pairs    selftests/*/pair_*.sh            each in two guests joined by a
 #                                             link (run-pair.sh), one test each
+#   pkg      selftests/pkg/pkg_debs.sh        with RDS_PKG_TEST=1: the .debs
+#                                             (built here by
+#                                             selftests/pkg/build-debs.sh)
+#                                             installed in a guest whose root
+#                                             is writable (run-guest --overlay)
 #   bench    bench/bench.sh --profile smoke   two guests (in-tree, ours), one
 #                                             test: the harness of make bench
 #                                             still produces its table
+#
+# pkg and bench test no kernel: the short profile skips them.
 #
 # The two stacks never share a guest. Prints the TAP of both runs and, as the
 # very last line, "N passed, N failed" over both. A run that fails without a
@@ -26,17 +33,25 @@ set -u
 vm_dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$vm_dir/../.." && pwd)
 
-kver=
+default_kver=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
+kver=$default_kver
 if [ "${1:-}" = --kver ]; then
-	kver=${2:-}
+	kver=${2:-$default_kver}
 fi
-if [ -z "$kver" ]; then
-	kver=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -V | tail -n 1)
-fi
+# A run on another kernel than the default one leaves the checks of the
+# source tree alone to the default run (run_tests.sh: "source-only").
+[ "$kver" = "$default_kver" ] || export RDS_SOURCE_CHECKS=0
 
+# The second limit is the pairs': with RDS_PROFILE=short a pair test gives
+# its traffic 300 s (interop_lib.sh), which a 300 s guest cuts off at 210 s
+# before the test can print the state of the stacks. CI asks for the short
+# profile on the stock 6.12 kernel too, so that follows the profile, not
+# only KASAN.
 if grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null; then
 	export RDS_PROFILE=${RDS_PROFILE:-short}
 	timeouts=(3600 600)
+elif [ "${RDS_PROFILE:-}" = short ]; then
+	timeouts=(1800 600)
 else
 	timeouts=(1800 300)
 fi
@@ -51,7 +66,8 @@ run() {
 
 	echo "# === $name: $kver, selftests/run_tests.sh $* ==="
 	rm -rf "$out"
-	"$vm_dir/run-guest.sh" --kver "$kver" --timeout "$timeout" --out "$out" \
+	# shellcheck disable=SC2086 # guest_args is a list of words
+	"$vm_dir/run-guest.sh" --kver "$kver" --timeout "$timeout" --out "$out" ${guest_args:-} \
 		-- selftests/run_tests.sh "$@"
 	rc=$?
 
@@ -75,6 +91,14 @@ pair() {
 	local name=${1#selftests/} start=$SECONDS
 
 	echo "# === pair: $kver, $name ==="
+	# In-tree rds_rdma trips lockdep on the debug kernel: its tests say so
+	# ("# rds-pair: in-tree rds_rdma") and are not booted there at all.
+	if grep -q '^# rds-pair: in-tree rds_rdma$' "$root/$1" &&
+	   grep -q '^CONFIG_LOCKDEP=y' "/boot/config-$kver" 2>/dev/null; then
+		echo "ok - pair $name # SKIP in-tree rds_rdma trips lockdep on $kver"
+		skipped=$((skipped + 1))
+		return
+	fi
 	if "$vm_dir/run-pair.sh" --kver "$kver" --timeout "${RDS_GUEST_TIMEOUT:-${timeouts[1]}}" \
 		--a "$1" --b "$1"; then
 		echo "ok - pair $name # $((SECONDS - start)) s"
@@ -104,13 +128,34 @@ bench_smoke() {
 	fi
 }
 
+# pkg: the packages are built on the host, where dpkg-buildpackage is.
+pkg() {
+	if ! "$root/selftests/pkg/build-debs.sh" >/dev/null; then
+		echo "not ok - pkg: the packages do not build (build/pkg/build.log)"
+		failed=$((failed + 1))
+		return
+	fi
+	# DKMS compiles the modules in the guest: slow under TCG. The guest
+	# leaves its command a quarter less than its own limit, and the
+	# command must outlast the test's 900 s (selftests/pkg/settings).
+	guest_args=--overlay run pkg 1320 selftests/pkg/pkg_debs.sh
+}
+
 begin=$SECONDS
 run ours "${timeouts[0]}"
 run intree "${timeouts[1]}" --intree
 for t in "$root"/selftests/*/pair_*.sh; do
 	[ -e "$t" ] && pair "${t#"$root"/}"
 done
-bench_smoke
+# The package test asks for RDS_PKG_TEST=1 for now: DKMS compiling under
+# TCG costs 10 to 15 minutes, and the test has yet to pass in a guest.
+# Packaging is not kernel-specific: the short profile (the debug kernel,
+# and 6.12 in CI) leaves it to the full one, as it leaves the bench
+# harness, which only has to be shown not to have rotted.
+if [ "${RDS_PROFILE:-}" != short ]; then
+	[ "${RDS_PKG_TEST:-0}" = 1 ] && pkg
+	bench_smoke
+fi
 
 echo "# $kver: $((SECONDS - begin)) s, $skipped skipped"
 echo "$passed passed, $failed failed"
