@@ -6,12 +6,17 @@
 #   make KVER=X          build the modules for kernel X (KDIR=/lib/modules/X/build)
 #   make tools selftests build the user space programs into build/bin/
 #   make check [KVER=X]  build everything, run the selftests in QEMU guests, print TAP
+#   make check SERIES=6.12  the same on the newest kernel of another Debian series
+#                        (installed first, like the rest of what check needs)
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
 #                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
 #   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
 #                        for N minutes (default 10), then trinity on AF_RDS
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
+#   make dkms-install    register the sources with DKMS (/usr/src/rds-VERSION) and
+#                        build them for every installed kernel with headers;
+#                        make dkms-uninstall takes them out again
 #   make install         modules_install into /lib/modules/KVER/updates, then depmod
 #                        (modprobe then prefers ours to the in-tree rds: the selftests
 #                        never need it)
@@ -63,11 +68,16 @@ RSYNC := rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	 --exclude='*.mod' --exclude='*.mod.c' --exclude='modules.order' \
 	 --exclude='Module.symvers' --exclude='.tmp_*'
 
-# What `make check` and `make run` run first; a selftest replaces it.
+# What `make check` and `make run` run first; a selftest replaces it. It
+# learns the kernel asked for on the command line (KVER=, SERIES=), not the
+# one discovery found, which is installed already.
 DEPS ?= selftests/vm/install-deps.sh
+asked = $(if $(filter command line environment,$(origin $(1))),$($(1)))
+DEPS_ENV = RDS_KVER="$(call asked,KVER)" RDS_SERIES="$(call asked,SERIES)"
 
 .PHONY: all modules clean distclean install tools selftests run check lint kdir \
-	kernel-info run-now check-now kernel-info-now bench bench-now fuzz fuzz-now
+	kernel-info run-now check-now kernel-info-now bench bench-now fuzz fuzz-now \
+	dkms-install dkms-uninstall dkms-src
 
 all: modules
 
@@ -90,6 +100,34 @@ install: modules
 	$(MAKE) -C $(KDIR) M=$(B) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
+# The version DKMS and the Debian packages carry: debian/changelog's.
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null)
+DKMS_SRC = $(DESTDIR)/usr/src/rds-$(VERSION)
+
+# What debian/rules puts in rds-dkms too: the kbuild sources and dkms.conf.
+dkms-src:
+	@test -n "$(VERSION)" || { echo "no version in debian/changelog" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(KSRC) $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DKMS_SRC)/dkms.conf
+
+# dkms install fails for a kernel without headers; those are skipped.
+# --force-version-override: neither ours nor the in-tree rds_tcp.ko has a
+# version, which DKMS takes for "the same module" and would keep the
+# kernel's (debian/rules does the same for the package).
+dkms-install: dkms-src
+	dkms add rds/$(VERSION)
+	@for k in $$(ls /lib/modules); do \
+		[ -d /lib/modules/$$k/build ] || continue; \
+		echo "dkms: building rds $(VERSION) for $$k"; \
+		dkms install --force-version-override rds/$(VERSION) -k $$k || exit 1; \
+	done
+
+dkms-uninstall:
+	-dkms remove rds/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: no tools/Makefile yet"; fi
 
@@ -100,12 +138,12 @@ selftests:
 # the kernel headers, QEMU, busybox...), then starts a new make that discovers
 # the kernel now that its headers are there, and builds and runs in it.
 run check kernel-info:
-	@$(DEPS)
+	@$(DEPS_ENV) $(DEPS)
 	@$(MAKE) --no-print-directory $@-now
 
 # The link's limits and the plot need a few more packages.
 bench:
-	@RDS_DEPS_EXTRA="iperf3 sockperf gnuplot-nox" $(DEPS)
+	@RDS_DEPS_EXTRA="iperf3 sockperf gnuplot-nox" $(DEPS_ENV) $(DEPS)
 	@$(MAKE) --no-print-directory $@-now
 
 bench-now: modules tools selftests

@@ -8,6 +8,12 @@
 #
 # RDS_DEPS_EXTRA adds to the list (make bench: iperf3, sockperf, gnuplot);
 # RDS_DEPS_PACKAGES replaces it (selftests/build/ uses it).
+#
+# A kernel other than the default 6.1 series adds its packages: RDS_KVER (the
+# Makefile's KVER, when given) a Debian flavour such as 6.12.117+deb12-amd64
+# adds that image and its headers; RDS_SERIES (SERIES=6.12) adds the
+# series' metapackages, whose newest version the Makefile then builds for.
+# Other KVERs (the debug kernel) are installed by whoever asks for them.
 
 packages=(
 	make gcc libc6-dev linux-libc-dev sparse rsync xz-utils cpio kmod
@@ -15,6 +21,14 @@ packages=(
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
 )
+# The package test (check.sh, on request) builds the .debs and installs them.
+[ "${RDS_PKG_TEST:-0}" = 1 ] && packages+=(dkms debhelper dh-dkms dpkg-dev fakeroot)
+case "${RDS_KVER:-}" in
+*-amd64) packages+=("linux-image-$RDS_KVER" "linux-headers-$RDS_KVER") ;;
+esac
+if [ -n "${RDS_SERIES:-}" ] && [ "$RDS_SERIES" != 6.1 ]; then
+	packages+=("linux-image-$RDS_SERIES-amd64" "linux-headers-$RDS_SERIES-amd64")
+fi
 read -r -a extra <<<"${RDS_DEPS_EXTRA:-}"
 packages+=("${extra[@]}")
 if [ -n "${RDS_DEPS_PACKAGES:-}" ]; then

@@ -6,6 +6,7 @@
 #
 #   selftests/vm/run-guest.sh [--kver KVER] [--timeout S] [--out DIR] \
 #                             [--qemu-args "ARGS"] [--append "KERNEL ARGS"] [--quiet] \
+#                             [--overlay] \
 #                             -- CMD [ARGS...]
 #
 # The guest sees the host's / read-only over virtio-9p, with tmpfs on /tmp, /run
@@ -22,6 +23,9 @@
 # report or a guest that does not finish within the timeout (default 900 s, of
 # which the command gets three quarters) fail the run even when the command
 # succeeded. Environment variables named RDS_* are passed on to the command.
+#
+# --overlay makes the whole root writable, a tmpfs over the host's (/var
+# included, no tmpfs of its own), for tests that install packages with dpkg.
 
 set -u
 
@@ -39,6 +43,7 @@ out=
 qemu_args=
 append=
 quiet=false
+overlay=false
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2; shift 2 ;;
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--qemu-args) qemu_args=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--quiet) quiet=true; shift ;;
+	--overlay) overlay=true; shift ;;
 	--) shift; break ;;
 	*) echo "usage: $0 [--kver K] [--timeout S] [--out DIR] -- CMD..." >&2; exit 2 ;;
 	esac
@@ -83,7 +89,7 @@ build_initramfs() {
 	mkdir -p "$dir"/{bin,lib/modules,proc,sys,dev,newroot}
 	cp /bin/busybox "$dir/bin/busybox"
 	cp "$vm_dir/initramfs-init" "$dir/init"
-	for mod in virtio_pci 9pnet_virtio 9p; do
+	for mod in virtio_pci 9pnet_virtio 9p $($overlay && echo overlay); do
 		modprobe -S "$kver" --show-depends "$mod" || return 1
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r mod; do
 		cp "$mod" "$dir/lib/modules/"
@@ -104,6 +110,7 @@ margin=$((timeout / 4 > 90 ? timeout / 4 : 90))
 cmd_timeout=$((timeout > 2 * margin ? timeout - margin : timeout / 2))
 cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
 cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh${append:+ $append}"
+$overlay && cmdline+=" RDSVM_OVERLAY=1"
 
 # boot: one run of the guest. Returns QEMU's exit code.
 boot() {
