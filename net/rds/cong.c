@@ -330,8 +330,10 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 	unsigned int i;
 	int ret;
 
-	if (be32_to_cpu(inc->i_hdr.h_len) != RDS_CONG_MAP_BYTES)
+	if (be32_to_cpu(inc->i_hdr.h_len) != RDS_CONG_MAP_BYTES) {
+		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CONG_MAP);
 		return;
+	}
 	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
 	if (!buf)
 		return;

@@ -59,6 +59,7 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_SEND_PONG_DROPPED]		= "send_pong_dropped",
 	[RDS_STAT_RECV_PING_RATELIMITED]	= "recv_ping_ratelimited",
 	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
+	[RDS_STAT_RECV_DROP_BAD_CONG_MAP]	= "recv_drop_bad_cong_map",
 };
 
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not

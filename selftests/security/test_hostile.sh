@@ -60,11 +60,16 @@ case_reset() {
 
 cong_ignored() {
 	local before after
+	local dropped
 	before=$(counter cong_update_received)
+	dropped=$(counter recv_drop_bad_cong_map)
 	hostile cong-size || return 1
 	after=$(counter cong_update_received)
-	echo "cong_update_received $before -> $after"
-	[ "$after" = "$before" ] && delivered after-cong
+	echo "cong_update_received $before -> $after," \
+		"recv_drop_bad_cong_map $dropped -> $(counter recv_drop_bad_cong_map)"
+	[ "$after" = "$before" ] &&
+		[ "$(counter recv_drop_bad_cong_map)" -gt "$dropped" ] &&
+		delivered after-cong
 }
 
 old_seq_dropped() {
