@@ -20,6 +20,7 @@ packages=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
+	trinity
 )
 # The package test (check.sh, on request) builds the .debs and installs them.
 [ "${RDS_PKG_TEST:-0}" = 1 ] && packages+=(dkms debhelper dh-dkms dpkg-dev fakeroot)
