@@ -137,6 +137,11 @@ ib_warm() {
 	return 1
 }
 
+# ib_both_warm: ib_warm both ways between the rxe pair's addresses.
+ib_both_warm() {
+	ib_warm $IA $IB && ib_warm $IB $IA
+}
+
 # ib_diag: what a failure needs to be understood.
 ib_diag() {
 	rdma link show

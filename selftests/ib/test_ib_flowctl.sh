@@ -23,8 +23,7 @@ ktap_test "flow_control is off by default, max_recv_allocation is set" \
 
 # Read when a queue pair is built: before the first connection.
 sysctl -qw net.rds.ib.flow_control=1 net.rds.ib.max_recv_wr=32
-ktap_test "rds-ping over IB with flow control, both ways" bash -c \
-	"$(declare -f ib_warm); BIN='$BIN'; ib_warm $IA $IB && ib_warm $IB $IA" ||
+ktap_test "rds-ping over IB with flow control, both ways" ib_both_warm ||
 	ib_diag
 
 n=$(ib_count 2000)

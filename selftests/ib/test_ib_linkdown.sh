@@ -11,10 +11,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-ib_both_warm() {
-	ib_warm $IA $IB && ib_warm $IB $IA
-}
-
 # ib_conns_up N: N RDS/IB connections are up (flags --C).
 ib_conns_up() {
 	"$BIN/rds-info" -n -v | tee /dev/stderr |

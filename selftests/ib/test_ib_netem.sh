@@ -40,9 +40,6 @@ ktap_plan 5
 ib_start "rxe pair, rds_rdma set up, retry_count 7" retry_7
 
 # Connect on a clean link: rdma_cm's own exchanges have few retries.
-ib_both_warm() {
-	ib_warm $IA $IB && ib_warm $IB $IA
-}
 if ! ktap_test "rds-ping over IB, both ways" ib_both_warm; then
 	ib_diag
 	ib_cleanup
