@@ -59,16 +59,15 @@ case_reset() {
 }
 
 cong_ignored() {
-	local before after
-	local dropped
+	local before after dropped_before dropped_after
 	before=$(counter cong_update_received)
-	dropped=$(counter recv_drop_bad_cong_map)
+	dropped_before=$(counter recv_drop_bad_cong_map)
 	hostile cong-size || return 1
 	after=$(counter cong_update_received)
+	dropped_after=$(counter recv_drop_bad_cong_map)
 	echo "cong_update_received $before -> $after," \
-		"recv_drop_bad_cong_map $dropped -> $(counter recv_drop_bad_cong_map)"
-	[ "$after" = "$before" ] &&
-		[ "$(counter recv_drop_bad_cong_map)" -gt "$dropped" ] &&
+		"recv_drop_bad_cong_map $dropped_before -> $dropped_after"
+	[ "$after" = "$before" ] && [ "$dropped_after" -gt "$dropped_before" ] &&
 		delivered after-cong
 }
 
