@@ -112,6 +112,25 @@ cmdline="console=ttyS0 acpi=off panic=-1 loglevel=5 RDSVM_OUT=$out RDSVM_TIMEOUT
 cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh${append:+ $append}"
 $overlay && cmdline+=" RDSVM_OVERLAY=1"
 
+# Some boots of the debug kernel under TCG stop dead early (seen in CI: no
+# console output after the first 2 s, until the guest's 600 s were up).
+# A guest that has not reached guest-init.sh within boot_limit seconds is
+# killed and marked, and booted again like one that splatted while booting.
+boot_limit=${RDSVM_BOOT_LIMIT:-240}
+boot_watch() {
+	local waited=0
+
+	while [ "$waited" -lt "$boot_limit" ]; do
+		grep -q '^guest: ' "$out/console.log" 2>/dev/null && return
+		kill -0 "$qemu" 2>/dev/null || return
+		sleep 2
+		waited=$((waited + 2))
+	done
+	echo "no guest-init.sh after $boot_limit s; the console's last lines:" >"$out/boot_hang"
+	tail -n 3 "$out/console.log" >>"$out/boot_hang"
+	kill "$qemu" 2>/dev/null
+}
+
 # boot: one run of the guest. Returns QEMU's exit code.
 boot() {
 	: >"$out/console.log" # exists before tail follows it
@@ -128,6 +147,7 @@ boot() {
 	qemu=$!
 	trap 'kill $qemu 2>/dev/null' EXIT
 	trap 'exit 130' INT TERM
+	boot_watch &
 	if $quiet; then
 		wait $qemu
 	else
@@ -144,13 +164,22 @@ boot() {
 # once more, at most twice. (Seen: a KASAN report from an interrupt during
 # early boot of the debug kernel under TCG, about one boot in thirty.)
 for attempt in 1 2 3; do
-	rm -f "$out"/{boot_splat,exit_code,dmesg,kmemleak,output.log}
+	rm -f "$out"/{boot_splat,boot_hang,exit_code,dmesg,kmemleak,output.log}
 	boot
 	qemu_rc=$?
-	[ -s "$out/boot_splat" ] && [ "$attempt" -lt 3 ] || break
-	echo "run-guest: the kernel splatted while booting, before the command ran; booting again:"
-	sed 's/^/    /' "$out/boot_splat" | head -n 5
-	mv "$out/dmesg" "$out/dmesg.boot$attempt" 2>/dev/null
+	if [ -s "$out/boot_splat" ]; then
+		echo "run-guest: the kernel splatted while booting, before the command ran:"
+		sed 's/^/    /' "$out/boot_splat" | head -n 5
+		mv "$out/dmesg" "$out/dmesg.boot$attempt" 2>/dev/null
+	elif [ -s "$out/boot_hang" ]; then
+		echo "run-guest: the guest hung while booting:"
+		sed 's/^/    /' "$out/boot_hang"
+		cp "$out/console.log" "$out/console.boot$attempt.log"
+	else
+		break
+	fi
+	[ "$attempt" -lt 3 ] || break
+	echo "run-guest: booting again (attempt $((attempt + 1)) of 3)"
 done
 rm -f "$out/initramfs.cpio"
 
@@ -161,7 +190,10 @@ fail() {
 	failed=true
 }
 rc=1
-if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+if [ -s "$out/boot_hang" ]; then
+	fail "the guest hung while booting, three times (see $out/console.boot*.log)"
+	rc=124
+elif [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	fail "guest did not finish within $timeout s (see $out/console.log)"
 	rc=124
 elif [ "$(cat "$out/exit_code" 2>/dev/null)" = 124 ]; then
