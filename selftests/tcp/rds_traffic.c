@@ -14,11 +14,14 @@
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
- *               [-T tcp|ib]
+ *               [-T tcp|ib] [-M BIG_SIZE]
  *
  * An IPv6 address may name its link, fe80::1%veth0: each side binds on its
  * own, and sends to a link-local peer over it.
  * -T pins every socket to that transport (SO_RDS_TRANSPORT) before bind.
+ * -M mixes large messages in: one in 64 (chosen by the same hash) is up
+ * to BIG_SIZE bytes, the rest up to MAX_SIZE.  A run of many messages
+ * then covers 1 B .. 1 MiB without moving gigabytes under TCG.
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
@@ -77,6 +80,7 @@ static struct flow flows[2][MAX_SOCKS][MAX_SOCKS];	/* [from side][s][r] */
 static int nsocks = 2;
 static uint64_t seed = 1;
 static unsigned int max_size = 65536;
+static unsigned int big_size;		/* -M, or 0 */
 static int verbose;
 static int only_side = -1;		/* -S: the side opened here, or -1 */
 static int transport = -1;		/* -T: RDS_TRANS_*, or -1 */
@@ -99,7 +103,12 @@ static uint64_t msg_base(int side, int s, int r, uint64_t seq)
 
 static unsigned int msg_size(int side, int s, int r, uint64_t seq)
 {
-	return 1 + splitmix64(msg_base(side, s, r, seq)) % max_size;
+	uint64_t x = splitmix64(msg_base(side, s, r, seq));
+
+	/* The top six bits pick the large ones, the low ones the size. */
+	if (big_size && !(x >> 58))
+		return 1 + x % big_size;
+	return 1 + x % max_size;
 }
 
 static void msg_fill(unsigned char *buf, unsigned int len, uint64_t base)
@@ -534,7 +543,7 @@ static void die_usage(void)
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
 		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n"
-		"       [-T tcp|ib]\n");
+		"       [-T tcp|ib] [-M BIG_SIZE]\n");
 	exit(2);
 }
 
@@ -548,7 +557,7 @@ int main(int argc, char **argv)
 	uint64_t missed = 0, have, want, moved = 0;
 	double last_progress;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:d:s:t:vS:l:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:M:d:s:t:vS:l:T:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -573,6 +582,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			max_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'M':
+			big_size = strtoul(optarg, NULL, 0);
 			break;
 		case 'd':
 			dir = optarg;
@@ -603,7 +615,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!addr_a || !addr_b || nsocks < 1 || nsocks > MAX_SOCKS ||
-	    max_size < 1 || max_size > MAX_SIZE)
+	    max_size < 1 || max_size > MAX_SIZE || big_size > MAX_SIZE)
 		die_usage();
 
 	sbuf = malloc(MAX_SIZE);
