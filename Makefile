@@ -154,8 +154,8 @@ run-now: modules tools selftests
 
 check-now:
 	@mkdir -p $(BUILD)
-	@$(MAKE) --no-print-directory modules tools selftests >$(BUILD)/check-build.log 2>&1 || \
-		{ tail -n 50 $(BUILD)/check-build.log; echo "build failed (see build/check-build.log)"; \
+	@$(MAKE) --no-print-directory modules tools selftests >$(BUILD)/check-build-$(KVER).log 2>&1 || \
+		{ tail -n 50 $(BUILD)/check-build-$(KVER).log; echo "build failed (see build/check-build-$(KVER).log)"; \
 		  echo "0 passed, 1 failed"; exit 1; }
 	@selftests/vm/check.sh --kver $(KVER)
 

@@ -53,7 +53,7 @@ if grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null; then
 elif [ "${RDS_PROFILE:-}" = short ]; then
 	timeouts=(1800 600)
 else
-	timeouts=(1800 300)
+	timeouts=(2700 300)
 fi
 
 passed=0 failed=0 skipped=0
