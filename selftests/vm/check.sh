@@ -3,8 +3,11 @@
 #
 # make check: the whole suite, then one summary line.
 #
-#   ours     selftests/run_tests.sh           one guest: our modules (every area
-#                                             but intree/)
+#   ours     selftests/run_tests.sh           our modules (every area but
+#                                             intree/): one guest, or
+#                                             RDS_CHECK_JOBS guests side by
+#                                             side, the tests dealt out
+#                                             among them
 #   intree   selftests/run_tests.sh --intree  one guest: the distribution's modules
 #   pairs    selftests/*/pair_*.sh            each in two guests joined by a
 #                                             link (run-pair.sh), one test each
@@ -17,7 +20,8 @@
 #                                             test: the harness of make bench
 #                                             still produces its table
 #
-# pkg and bench test no kernel: the short profile skips them.
+# pkg and bench test no kernel, intree/ (pair_smoke too) only the
+# distribution's modules: the short profile skips them.
 #
 # The two stacks never share a guest. Prints the TAP of both runs and, as the
 # very last line, "N passed, N failed" over both. A run that fails without a
@@ -28,6 +32,8 @@
 #
 # Debug kernels (KASAN) get RDS_PROFILE=short and longer timeouts;
 # RDS_GUEST_TIMEOUT overrides the timeout of each guest, in seconds.
+# RDS_CHECK_JOBS=2 halves the time of the ours guest on a machine with a
+# core to spare (a guest keeps one busy at most: it boots with one CPU).
 
 set -u
 vm_dir=$(cd "$(dirname "$0")" && pwd)
@@ -58,19 +64,24 @@ fi
 
 passed=0 failed=0 skipped=0
 
-# run NAME TIMEOUT RUN_TESTS_ARGS...: one guest boot, counted.
-run() {
+# boot NAME TIMEOUT RUN_TESTS_ARGS...: one guest, its exit code kept in
+# build/vm/check-KVER-NAME.rc for tally.
+boot() {
 	local name=$1 timeout=${RDS_GUEST_TIMEOUT:-$2} out=$root/build/vm/check-$kver-$1
-	local rc ok bad skip start=$SECONDS
 	shift 2
 
-	echo "# === $name: $kver, selftests/run_tests.sh $* ==="
 	rm -rf "$out"
 	# shellcheck disable=SC2086 # guest_args is a list of words
 	"$vm_dir/run-guest.sh" --kver "$kver" --timeout "$timeout" --out "$out" ${guest_args:-} \
 		-- selftests/run_tests.sh "$@"
-	rc=$?
+	echo $? >"$out.rc"
+}
 
+# tally NAME START: count what boot NAME printed.
+tally() {
+	local name=$1 start=$2 out=$root/build/vm/check-$kver-$1 rc ok bad skip
+
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1)
 	skip=$(grep -c -E '^ok [0-9]+ .*# SKIP' "$out/output.log" 2>/dev/null)
 	ok=$(grep -c -E '^ok [0-9]+ ' "$out/output.log" 2>/dev/null)
 	bad=$(grep -c -E '^not ok [0-9]+ ' "$out/output.log" 2>/dev/null)
@@ -84,6 +95,45 @@ run() {
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 	skipped=$((skipped + ${skip:-0}))
+}
+
+# run NAME TIMEOUT RUN_TESTS_ARGS...: one guest boot, counted.
+run() {
+	local start=$SECONDS
+
+	echo "# === $1: $kver, selftests/run_tests.sh ${*:3} ==="
+	boot "$@"
+	tally "$1" "$start"
+}
+
+# ours: our suite, in RDS_CHECK_JOBS guests at once, the tests dealt out
+# in turn (neighbours are alike in length). Their outputs follow each
+# other once all are done.
+ours() {
+	local jobs=${RDS_CHECK_JOBS:-1} start=$SECONDS tests=() mine t i j
+
+	if [ "$jobs" -le 1 ]; then
+		run ours "${timeouts[0]}"
+		return
+	fi
+	for t in "$root"/selftests/*/test_*.sh; do
+		case $t in */selftests/intree/*) continue ;; esac
+		tests+=("${t#"$root"/selftests/}")
+	done
+	for ((j = 1; j <= jobs; j++)); do
+		mine=()
+		for ((i = j - 1; i < ${#tests[@]}; i += jobs)); do
+			mine+=("${tests[i]}")
+		done
+		boot "ours-$j" "${timeouts[0]}" "${mine[@]}" \
+			>"$root/build/vm/check-$kver-ours-$j.log" 2>&1 &
+	done
+	wait
+	for ((j = 1; j <= jobs; j++)); do
+		echo "# === ours-$j of $jobs: $kver ==="
+		cat "$root/build/vm/check-$kver-ours-$j.log"
+		tally "ours-$j" "$start"
+	done
 }
 
 # pair TEST: one two-guest test; the script runs in both, as a and as b.
@@ -142,9 +192,13 @@ pkg() {
 }
 
 begin=$SECONDS
-run ours "${timeouts[0]}"
-run intree "${timeouts[1]}" --intree
+mkdir -p "$root/build/vm"
+ours
+[ "${RDS_PROFILE:-}" != short ] && run intree "${timeouts[1]}" --intree
 for t in "$root"/selftests/*/pair_*.sh; do
+	case $t in
+	*/selftests/intree/*) [ "${RDS_PROFILE:-}" != short ] || continue ;;
+	esac
 	[ -e "$t" ] && pair "${t#"$root"/}"
 done
 # The package test asks for RDS_PKG_TEST=1 for now: DKMS compiling under
