@@ -14,7 +14,7 @@
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
- *               [-T tcp|ib] [-M BIG_SIZE]
+ *               [-T tcp|ib] [-M BIG_SIZE] [-R]
  *
  * An IPv6 address may name its link, fe80::1%veth0: each side binds on its
  * own, and sends to a link-local peer over it.
@@ -22,6 +22,9 @@
  * -M mixes large messages in: one in 64 (chosen by the same hash) is up
  * to BIG_SIZE bytes, the rest up to MAX_SIZE.  A run of many messages
  * then covers 1 B .. 1 MiB without moving gigabytes under TCG.
+ * -R is for runs under fault injection: ENOMEM from sendto() or recvmsg()
+ * means the call did nothing, and is tried again (a recvmsg() that lost
+ * the message it failed on shows up as a gap).
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
@@ -81,6 +84,8 @@ static int nsocks = 2;
 static uint64_t seed = 1;
 static unsigned int max_size = 65536;
 static unsigned int big_size;		/* -M, or 0 */
+static int enomem_ok;			/* -R */
+static uint64_t enomem_seen;
 static int verbose;
 static int only_side = -1;		/* -S: the side opened here, or -1 */
 static int transport = -1;		/* -T: RDS_TRANS_*, or -1 */
@@ -334,6 +339,10 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 			rs->last_err_at = now();
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return set_out(epfd, rs, 1);
+			if (errno == ENOMEM && enomem_ok) {
+				enomem_seen++;
+				return set_out(epfd, rs, 1);
+			}
 			if (errno == ENOBUFS) {
 				/* The receiver is congested: try again later. */
 				*congested = 1;
@@ -399,6 +408,10 @@ static int pump_recv(struct rsock *rs, int *extra)
 		if (ret < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
+			if (errno == ENOMEM && enomem_ok) {
+				enomem_seen++;
+				return 0;
+			}
 			fprintf(stderr, "recvmsg: %s\n", strerror(errno));
 			return -1;
 		}
@@ -543,7 +556,7 @@ static void die_usage(void)
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
 		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n"
-		"       [-T tcp|ib] [-M BIG_SIZE]\n");
+		"       [-T tcp|ib] [-M BIG_SIZE] [-R]\n");
 	exit(2);
 }
 
@@ -557,7 +570,7 @@ int main(int argc, char **argv)
 	uint64_t missed = 0, have, want, moved = 0;
 	double last_progress;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:M:d:s:t:vS:l:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:M:d:s:t:vS:l:T:R")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -582,6 +595,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			max_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			enomem_ok = 1;
 			break;
 		case 'M':
 			big_size = strtoul(optarg, NULL, 0);
@@ -738,5 +754,8 @@ int main(int argc, char **argv)
 			(unsigned long long)missed);
 	printf("ok: %llu messages in %llu flows, exactly once and in order, %.1fs\n",
 	       (unsigned long long)rcvd, (unsigned long long)nflows, now() - start);
+	if (enomem_ok)
+		printf("ENOMEM, tried again: %llu times\n",
+		       (unsigned long long)enomem_seen);
 	return extra ? 1 : 0;
 }

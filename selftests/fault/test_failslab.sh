@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation failures injected into RDS's system calls (the debug kernel's
+# failslab and fail_page_alloc; the test skips on kernels without them).
+# Only the test's own processes fail (task-filter with make-it-fail), so
+# what fails is what their calls allocate: messages, connections created
+# by a first send, and, when a send transmits in the caller's context,
+# TCP's own buffers under rds_tcp. Each failed allocation must give the
+# caller an errno (ENOMEM: rds_traffic -R tries again) or be retried by
+# the stack; traffic still arrives exactly once and in order, and the
+# harness fails the run on any splat or kmemleak report.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../tcp/tcp_lib.sh"
+
+dbg=/sys/kernel/debug
+n=2000
+
+# inject DIR PROBABILITY: fail that percentage of the allocations of tasks
+# marked make-it-fail, sleeping ones too, silently, with no other limit.
+# Counting down "times" from a known value is how we learn the failures.
+inject() {
+	echo Y >"$1/task-filter" &&
+		echo N >"$1/ignore-gfp-wait" &&
+		echo 0 >"$1/verbose" &&
+		echo 1 >"$1/interval" &&
+		echo 1000000 >"$1/times" &&
+		echo "$2" >"$1/probability"
+}
+
+# failures DIR: how many allocations it failed since inject; stops it.
+failures() {
+	echo 0 >"$1/probability"
+	echo $((1000000 - $(cat "$1/times")))
+}
+
+# failing CMD...: run CMD with make-it-fail set, so that inject hits it.
+failing() {
+	bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' failing "$@"
+}
+
+# traffic_under DIR: rds_traffic between the netns while DIR fails 5% of
+# its allocations. The sockets are opened before the failures start: the
+# sends, the receives and what they set off are what is tested.
+traffic_under() {
+	local dir=$dbg/$1 rc fails
+
+	failing "$BIN/rds_traffic" -R -A $A -B $B -a $A4 -b $B4 -n $n -m 16384 -t 300 &
+	sleep 1
+	inject "$dir" 5 || { kill $!; return 1; }
+	wait $!
+	rc=$?
+	fails=$(failures "$dir")
+	echo "$1: $fails allocations failed"
+	[ "$rc" = 0 ] && [ "$fails" -gt 0 ]
+}
+
+# The socket API (rds_fuzz's random calls) while failslab fails 5%: any
+# errno is fine, the kernel must stay whole.
+fuzz_under_failslab() {
+	local rc fails
+
+	failing "$BIN/rds_fuzz" -s 7 -t 15 -j 3 -N /run/netns/$A -N /run/netns/$B \
+		-a $A4 -a $B4 -a 127.0.0.1 -a 0.0.0.0 >/dev/null &
+	sleep 1
+	inject $dbg/failslab 5 || { kill $!; return 1; }
+	wait $!
+	rc=$?
+	fails=$(failures $dbg/failslab)
+	echo "failslab: $fails allocations failed"
+	[ "$rc" = 0 ] && [ "$fails" -gt 0 ]
+}
+
+if [ ! -d $dbg/failslab ] || [ ! -d $dbg/fail_page_alloc ]; then
+	echo "no failslab or fail_page_alloc in this kernel (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC)"
+	exit "$KSFT_SKIP"
+fi
+
+ktap_plan 5
+ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
+ktap_test "failslab 5%: $n messages exactly once and in order" traffic_under failslab
+ktap_test "fail_page_alloc 5%: $n messages exactly once and in order" \
+	traffic_under fail_page_alloc
+ktap_test "failslab 5% under the socket API fuzzer" fuzz_under_failslab
+ktap_test "messages still get through afterwards" \
+	rds_exchange $A $A4 $B $B4 4100 after-failslab
+cleanup_netns
+ktap_finished
