@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Teardown races of RDS/TCP, each looped under traffic: netns deletion,
+# link down/up, a sysctl written through a file opened in a netns that is
+# going away, a TCP connect to 16385 from a throwaway netns, RDS_INFO read
+# while connections come and go, a socket closed while its messages wait
+# for retransmission, rmmod of rds_tcp. A hundred rounds (ten on slow
+# kernels) where a round is cheap; twenty (three) where each makes and
+# deletes a netns, which costs seconds under TCG.
+# Nothing acknowledged may be lost where traffic is checked, and the
+# harness fails the run on any splat, kmemleak report or module that no
+# longer unloads.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../tcp/tcp_lib.sh"
+
+rounds=$(tcp_count 100)
+netns_rounds=20
+rmmod_rounds=10
+if [ "$RDS_PROFILE" = short ]; then
+	netns_rounds=3
+	rmmod_rounds=3
+fi
+
+# Traffic that outlasts the loop and is killed at its end.
+background_traffic() {
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 100000000 -t 3600 >/dev/null 2>&1 &
+	bg=$!
+}
+
+stop_background() {
+	kill -9 "$bg" 2>/dev/null
+	wait "$bg" 2>/dev/null
+	true
+}
+
+netns_del_under_traffic() {
+	local i
+
+	cleanup_netns
+	for i in $(seq "$netns_rounds"); do
+		netns_pair $A $B $A4 $B4 || return 1
+		background_traffic
+		sleep 0.$((RANDOM % 10))
+		ip netns del $B
+		ip netns del $A
+		stop_background
+	done
+	tcp_setup
+}
+
+# The traffic must survive every flap whole: it runs to its end.
+link_flaps_under_traffic() {
+	local i pid
+
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n "$((rounds * 50))" -m 8192 -t 600 &
+	pid=$!
+	for i in $(seq "$rounds"); do
+		ip -n $A link set veth0 down
+		sleep 0.0$((RANDOM % 10))
+		ip -n $A link set veth0 up
+		sleep 0.$((RANDOM % 3))
+	done
+	wait $pid
+}
+
+# A file of the netns' sysctls kept open past the netns' deletion, written
+# before, during and after: what the write reaches must still exist.
+sysctl_write_netns_exit() {
+	local i
+
+	for i in $(seq "$netns_rounds"); do
+		ip netns add rds-sysctl || return 1
+		ip netns exec rds-sysctl python3 - <<-'PY' &
+		import os, time
+		fds = [os.open("/proc/sys/net/rds/tcp/" + n, os.O_WRONLY)
+		       for n in ("rds_tcp_rcvbuf", "rds_tcp_sndbuf")]
+		end = time.time() + 0.5
+		while time.time() < end:
+		    for fd in fds:
+		        os.pwrite(fd, b"131072\n", 0)
+		PY
+		sleep 0.$((RANDOM % 5))
+		ip netns del rds-sysctl
+		wait $! || return 1
+	done
+}
+
+# A netns made for one RDS bind and a TCP connect to its listener, left
+# with the connection open: the netns' exit tears both down. The client's
+# address is the smaller one, from which the listener accepts (the larger
+# connects); a reset (the peer being local) is fine too: what counts is
+# what the exit finds.
+connect_and_exit() {
+	local i
+
+	for i in $(seq "$netns_rounds"); do
+		unshare -n python3 - <<-'PY' || return 1
+		import socket, subprocess
+		subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+		r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+		r.bind(("127.0.0.2", 4000))
+		try:
+		    t = socket.create_connection(("127.0.0.2", 16385),
+		                                 source_address=("127.0.0.1", 0))
+		    t.send(b"\0" * 24)
+		except ConnectionError as e:
+		    print("connect:", e)
+		PY
+	done
+}
+
+# Connections to B come and go (its netns is deleted and made again, a
+# peer restarting) while A's side of them is listed over and over. The
+# old veth goes with the old netns, in the background: each round has its
+# own.
+info_while_conns_churn() {
+	local i pid
+
+	ip netns exec $A python3 - <<-'PY' &
+	import socket, time
+	SOL_RDS = 276
+	# RDS_INFO_COUNTERS .. RDS_INFO_TCP_SOCKETS and the IPv6 tables
+	tables = list(range(10000, 10008)) + list(range(10011, 10017))
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	while True:
+	    for t in tables:
+	        try:
+	            s.getsockopt(SOL_RDS, t, 65536)
+	        except OSError:
+	            pass
+	    time.sleep(0.01)
+	PY
+	pid=$!
+	for i in $(seq "$netns_rounds"); do
+		rds_exchange $A $A4 $B $B4 4100 "churn-$i" >/dev/null || break
+		ip netns del $B
+		ip netns add $B
+		ip link add "rc$i" netns $A type veth peer name "rc$i" netns $B
+		ip -n $A addr add $A4/24 dev "rc$i"
+		ip -n $B addr add $B4/24 dev "rc$i"
+		ip -n $B link set lo up
+		ip -n $A link set "rc$i" up
+		ip -n $B link set "rc$i" up
+	done
+	kill $pid
+	wait $pid 2>/dev/null
+	[ "$i" = "$netns_rounds" ] && rds_exchange $A $A4 $B $B4 4100 "churn-end" >/dev/null
+}
+
+# Messages queued behind a dead link, their socket closed, the link back.
+close_while_retransmitting() {
+	local i
+
+	for i in $(seq "$rounds"); do
+		ip -n $A link set veth0 down
+		ip netns exec $A python3 - "$A4" "$B4" <<-'PY' || return 1
+		import socket, sys
+		s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+		s.bind((sys.argv[1], 0))
+		s.setblocking(False)
+		for n in range(16):
+		    try:
+		        s.sendto(b"x" * 4096, (sys.argv[2], 4200))
+		    except BlockingIOError:
+		        break
+		s.close()
+		PY
+		ip -n $A link set veth0 up
+	done
+	rds_exchange $A $A4 $B $B4 4100 after-closes >/dev/null
+}
+
+rmmod_under_traffic() {
+	local i
+
+	for i in $(seq "$rmmod_rounds"); do
+		background_traffic
+		sleep 0.$((RANDOM % 10))
+		stop_background
+		rmmod rds_tcp || return 1
+		tcp_load || return 1
+	done
+	rds_exchange $A $A4 $B $B4 4100 after-rmmod >/dev/null
+}
+
+ktap_plan 8
+ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
+ktap_test "$netns_rounds netns deletions under traffic" netns_del_under_traffic
+ktap_test "$rounds link flaps under traffic: nothing lost" link_flaps_under_traffic
+ktap_test "$netns_rounds sysctl writes racing their netns' exit" sysctl_write_netns_exit
+ktap_test "$netns_rounds netns exits with a connection to 16385 open" connect_and_exit
+ktap_test "$rounds sockets closed while their messages wait" close_while_retransmitting
+ktap_test "$rmmod_rounds rmmods of rds_tcp under traffic" rmmod_under_traffic
+# Last: it leaves B's link renamed.
+ktap_test "$netns_rounds connection churns under RDS_INFO reads" info_while_conns_churn
+cleanup_netns
+ktap_finished
