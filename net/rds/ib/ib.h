@@ -283,6 +283,7 @@ extern unsigned long rds_ib_sysctl_max_send_wr;
 extern unsigned long rds_ib_sysctl_max_recv_wr;
 extern unsigned long rds_ib_sysctl_max_unsig_wrs;
 extern unsigned int rds_ib_sysctl_retry_count;
+extern unsigned int rds_ib_sysctl_ack_timeout;
 extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
 int rds_ib_sysctl_init(void);

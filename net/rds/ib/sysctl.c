@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/sys/net/rds/ib: ring sizes, retries and flow control, global as
- * in-tree, read when a queue pair is built (a change applies to the next
- * connection); max_recv_allocation applies at once.
+/* /proc/sys/net/rds/ib: ring sizes, retries, ACK timeout and flow control,
+ * global as in-tree, read when a queue pair is built (a change applies to
+ * the next connection); max_recv_allocation applies at once.
  */
 #include <linux/mm.h>
 #include <linux/sysctl.h>
@@ -13,6 +13,8 @@ unsigned long rds_ib_sysctl_max_send_wr = RDS_IB_DEFAULT_SEND_WR;
 unsigned long rds_ib_sysctl_max_recv_wr = RDS_IB_DEFAULT_RECV_WR;
 unsigned long rds_ib_sysctl_max_unsig_wrs = RDS_IB_DEFAULT_UNSIG_WR;
 unsigned int rds_ib_sysctl_retry_count = RDS_IB_DEFAULT_RETRY_COUNT;
+/* 0: rdma_cm's own, as in-tree (which has no such knob). */
+unsigned int rds_ib_sysctl_ack_timeout;
 /* Off by default, as in-tree: a connection uses it if both sides ask. */
 unsigned int rds_ib_sysctl_flow_control;
 /* Receive fragments all connections together may hold; set at init. */
@@ -23,6 +25,7 @@ static unsigned long rds_ib_wr_max = U32_MAX;
 static unsigned long rds_ib_unsig_min = 1;
 static unsigned long rds_ib_unsig_max = 64;
 static unsigned int rds_ib_retry_max = 7;
+static unsigned int rds_ib_ack_timeout_max = 31;	/* 5 bits on the wire */
 
 static struct ctl_table_header *rds_ib_sysctl_hdr;
 
@@ -62,6 +65,15 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_retry_max,
+	},
+	{
+		.procname	= "ack_timeout",
+		.data		= &rds_ib_sysctl_ack_timeout,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_ack_timeout_max,
 	},
 	{
 		.procname	= "flow_control",
