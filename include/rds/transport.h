@@ -37,6 +37,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -483,7 +484,32 @@ unsigned int rds_stats_info_copy(struct rds_info_iterator *iter,
 
 /* ---- The transport itself ---------------------------------------------- */
 
-struct rds_mr;		/* an RDS_GET_MR region, the generic layer's */
+/*
+ * A memory region of RDS_GET_MR or RDS_GET_MR_FOR_DEST: user pages that a
+ * peer may read or write through the key in the region's cookie.
+ *
+ * Lifetime: r_kref.  Its socket's MR tree (rs_mr_tree) holds one
+ * reference from registration until RDS_FREE_MR or the socket's release
+ * takes it out; whoever finds it in the tree under rs_mr_lock and keeps it
+ * takes one of their own.  The last put, in process context, has
+ * r_trans->mr_release() drop the transport's mapping and then unpins the
+ * pages: they stay pinned for as long as the MR exists, whatever became of
+ * the device or the connections meanwhile.  r_trans, set once mr_register
+ * has succeeded, pins its transport's module.
+ * The transport reads r_pages and r_npages and sets r_key and
+ * r_trans_private in mr_register; the rest is the generic layer's.
+ */
+struct rds_mr {
+	struct kref		r_kref;
+	struct rb_node		r_node;		/* rs_mr_tree, rs_mr_lock */
+	u32			r_key;		/* the rkey: the cookie's low half */
+	bool			r_use_once;	/* RDS_RDMA_USE_ONCE */
+	bool			r_invalidate;	/* RDS_RDMA_INVALIDATE */
+	struct page		**r_pages;	/* pinned, FOLL_LONGTERM */
+	unsigned int		r_npages;
+	struct rds_transport	*r_trans;
+	void			*r_trans_private;
+};
 
 /*
  * Lifetime: registered from module init, unregistered from module exit
@@ -562,17 +588,21 @@ struct rds_transport {
 	 * RDMA operations: all optional.  A transport without them (TCP,
 	 * loopback) leaves them NULL, and RDS_GET_MR, RDS_GET_MR_FOR_DEST
 	 * and the RDMA and atomic cmsgs then fail with EOPNOTSUPP, as
-	 * in-tree.  The generic layer owns struct rds_mr (keyed by cookie in
-	 * its socket, its user pages pinned and released by the generic
+	 * in-tree.  The generic layer owns struct rds_mr (keyed by its key
+	 * in its socket, its user pages pinned and released by the generic
 	 * layer) and the operation a message carries; the transport maps
 	 * and posts.
 	 *
 	 * mr_register: map @mr's pinned pages for remote access through the
-	 * device serving @laddr in @net and fill in its key; may sleep.
+	 * device serving @laddr in @net and set r_key, unique on that
+	 * device; may sleep.  -ENODEV when no device serves @laddr.
 	 * mr_release: called exactly once for each successful mr_register,
-	 * in process context, when the MR goes (RDS_FREE_MR, a use-once
-	 * completion, socket release, connection loss, device removal);
-	 * with @invalidate the remote key is dead when it returns.
+	 * in process context, when the MR goes (RDS_FREE_MR, socket
+	 * release, and later a use-once completion); with @invalidate the
+	 * remote key is dead when it returns.  A device may go before its
+	 * MRs do (rdma link del): the transport then drops their mappings
+	 * itself, in its device removal, and mr_release has nothing left to
+	 * undo on the device.
 	 * mr_flush: RDS_FREE_MR with cookie 0: finish deferred releases.
 	 *
 	 * xmit_rdma, xmit_atomic: post the RDMA or atomic operation of @rm,

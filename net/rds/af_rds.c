@@ -15,6 +15,7 @@
 
 #include "socket.h"
 #include "netns.h"
+#include "rdma.h"
 #include "info.h"
 #include "recv.h"
 #include "send.h"
@@ -65,6 +66,7 @@ static int rds_release(struct socket *sock)
 	rds_clear_recv_queue(rs);
 	rds_cong_remove_socket(rs);
 	rds_send_drop_to(rs, NULL, 0);
+	rds_rdma_drop_mrs(rs);
 	rds_sock_list_del(rs);
 
 	if (rs->rs_conn) {
@@ -328,6 +330,8 @@ static void rds_sock_init(struct rds_sock *rs)
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_zcopy_queue);
 	INIT_LIST_HEAD(&rs->rs_item);
+	spin_lock_init(&rs->rs_mr_lock);
+	rs->rs_mr_tree = RB_ROOT;
 }
 
 static int rds_create(struct net *net, struct socket *sock, int protocol,

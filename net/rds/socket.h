@@ -49,6 +49,10 @@ struct rds_bind_key {
  *  - rs_conn holds a c_ref reference (a cache of the last destination).
  *  - rs_cong_map holds an m_ref reference on the map in which our port is
  *    marked congested, from marking until the bit is cleared.
+ *  - rs_mr_lock (spinlock, a leaf; process context only so far) protects
+ *    rs_mr_tree, the socket's memory regions by key, each holding a
+ *    reference on its struct rds_mr (see net/rds/rdma.c).  Registering
+ *    and freeing also hold lock_sock(); release empties the tree.
  */
 struct rds_sock {
 	struct sock		rs_sk;		/* must be first */
@@ -85,6 +89,9 @@ struct rds_sock {
 	u8			rs_tos;
 	u8			rs_rx_traces;
 	u8			rs_rx_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+
+	spinlock_t		rs_mr_lock;	/* rs_mr_tree, see above */
+	struct rb_root		rs_mr_tree;	/* struct rds_mr by r_key */
 
 	struct list_head	rs_item;	/* rds_net sock_list */
 };

@@ -12,6 +12,7 @@
 #include "socket.h"
 #include "info.h"
 #include "cong.h"
+#include "rdma.h"
 #include "send.h"
 #include "transports.h"
 
@@ -87,29 +88,40 @@ static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-/* A wrong length is EFAULT here, as in-tree has it. */
-/* Memory registration needs an RDMA transport; the errnos up to that
- * point are in-tree's.
- */
 static int rds_get_mr(struct rds_sock *rs, sockptr_t optval,
-		      unsigned int optlen, unsigned int size)
+		      unsigned int optlen)
 {
-	struct rds_get_mr_for_dest_args args;
+	struct rds_get_mr_args args;
 
-	if (optlen != size)
+	if (optlen != sizeof(args))
 		return -EINVAL;
-	if (copy_from_sockptr(&args, optval, size))
+	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
-	if (!rds_sock_bound(rs) || !rs->rs_transport)
-		return -ENOTCONN;
-	/* In-tree's answer for a transport without mr_register, and no
-	 * transport has it before the RDMA operations are built.
-	 */
-	return -EOPNOTSUPP;
+	return rds_rdma_get_mr(rs, &args);
 }
 
-/* As in-tree: no transport to flush (cookie 0), no such MR (else). */
-static int rds_free_mr(sockptr_t optval, unsigned int optlen)
+/* In-tree registers on the device of the bound address, whatever the
+ * destination says: so do we, and a peer reached through another device
+ * cannot use the region.
+ */
+static int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
+			       unsigned int optlen)
+{
+	struct rds_get_mr_for_dest_args dargs;
+	struct rds_get_mr_args args;
+
+	if (optlen != sizeof(dargs))
+		return -EINVAL;
+	if (copy_from_sockptr(&dargs, optval, sizeof(dargs)))
+		return -EFAULT;
+	args.vec = dargs.vec;
+	args.cookie_addr = dargs.cookie_addr;
+	args.flags = dargs.flags;
+	return rds_rdma_get_mr(rs, &args);
+}
+
+static int rds_free_mr(struct rds_sock *rs, sockptr_t optval,
+		       unsigned int optlen)
 {
 	struct rds_free_mr_args args;
 
@@ -117,7 +129,7 @@ static int rds_free_mr(sockptr_t optval, unsigned int optlen)
 		return -EINVAL;
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
-	return -EINVAL;
+	return rds_rdma_free_mr(rs, &args);
 }
 
 /* A wrong length is EFAULT here, as in-tree has it. */
@@ -178,13 +190,11 @@ static int rds_setsockopt_locked(struct rds_sock *rs, int optname,
 	case RDS_CANCEL_SENT_TO:
 		return rds_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
-		return rds_get_mr(rs, optval, optlen,
-				  sizeof(struct rds_get_mr_args));
+		return rds_get_mr(rs, optval, optlen);
 	case RDS_GET_MR_FOR_DEST:
-		return rds_get_mr(rs, optval, optlen,
-				  sizeof(struct rds_get_mr_for_dest_args));
+		return rds_get_mr_for_dest(rs, optval, optlen);
 	case RDS_FREE_MR:
-		return rds_free_mr(optval, optlen);
+		return rds_free_mr(rs, optval, optlen);
 	case RDS_RECVERR:
 		ret = rds_get_int(optval, optlen, &val);
 		if (!ret)
