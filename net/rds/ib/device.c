@@ -27,6 +27,7 @@ static int rds_ib_add_one(struct ib_device *dev)
 	init_completion(&rdev->rd_released);
 	spin_lock_init(&rdev->rd_lock);
 	INIT_LIST_HEAD(&rdev->rd_conns);
+	INIT_LIST_HEAD(&rdev->rd_mrs);
 	rdev->rd_max_sge = dev->attrs.max_send_sge;
 	rdev->rd_max_wr = dev->attrs.max_qp_wr;
 
@@ -63,10 +64,11 @@ static void rds_ib_remove_one(struct ib_device *dev, void *client_data)
 	mutex_unlock(&rds_ib_devices_mutex);
 
 	spin_lock_irqsave(&rdev->rd_lock, flags);
-	rdev->rd_dying = true;
+	WRITE_ONCE(rdev->rd_dying, true);
 	list_for_each_entry(ic, &rdev->rd_conns, i_dev_item)
 		rds_conn_path_error(ic->i_cp, "RDMA device removed");
 	spin_unlock_irqrestore(&rdev->rd_lock, flags);
+	rds_ib_mr_device_remove(rdev);
 
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->rd_released);

@@ -13,9 +13,10 @@
 static unsigned int rds_ib_netid;
 static bool rds_ib_unloading_flag;
 
-/* An address is ours when rdma_cm binds it to an InfiniBand-type device. */
-static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
-			      u32 scope_id)
+/* An rdma_cm id bound to @addr, which tells the device that serves it. */
+static struct rdma_cm_id *rds_ib_addr_bind(struct net *net,
+					   const struct in6_addr *addr,
+					   u32 scope_id)
 {
 	struct sockaddr_storage ss;
 	struct rdma_cm_id *id;
@@ -32,20 +33,55 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 		found = dev && ipv6_chk_addr(net, addr, dev, 1);
 		rcu_read_unlock();
 		if (!found)
-			return -EADDRNOTAVAIL;
+			return ERR_PTR(-EADDRNOTAVAIL);
 	}
 
 	/* No context: the handler ignores whatever happens to this id. */
 	id = rdma_create_id(net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
-		return PTR_ERR(id);
+		return id;
 	rds_ib_sockaddr(&ss, addr, 0, scope_id);
 	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
-	if (!ret && (!id->device || id->device->node_type != RDMA_NODE_IB_CA))
-		ret = -EADDRNOTAVAIL;
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/* An address is ours when rdma_cm binds it to an InfiniBand-type device. */
+static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			      u32 scope_id)
+{
+	struct rdma_cm_id *id;
+	bool ours;
+
+	id = rds_ib_addr_bind(net, addr, scope_id);
+	if (IS_ERR(id))
+		return -EADDRNOTAVAIL;
+	ours = id->device && id->device->node_type == RDMA_NODE_IB_CA;
 	rdma_destroy_id(id);
-	return ret ? -EADDRNOTAVAIL : 0;
+	return ours ? 0 : -EADDRNOTAVAIL;
+}
+
+/* The device serving @addr now, with a reference, or NULL: the one a
+ * socket was bound through may have gone since.
+ */
+struct rds_ib_device *rds_ib_addr_device(struct net *net,
+					 const struct in6_addr *addr,
+					 u32 scope_id)
+{
+	struct rds_ib_device *rdev = NULL;
+	struct rdma_cm_id *id;
+
+	id = rds_ib_addr_bind(net, addr, scope_id);
+	if (IS_ERR(id))
+		return NULL;
+	if (id->device)
+		rdev = rds_ib_device_get(id->device);
+	rdma_destroy_id(id);
+	return rdev;
 }
 
 struct rds_ib_net *rds_ib_net(struct net *net)
@@ -152,6 +188,9 @@ struct rds_transport rds_ib_transport = {
 	.inc_free		= rds_ib_inc_free,
 	.t_unloading		= rds_ib_t_unloading,
 	.stats_info_copy	= rds_ib_stats_info_copy,
+	.mr_register		= rds_ib_mr_register,
+	.mr_release		= rds_ib_mr_release,
+	.mr_flush		= rds_ib_mr_flush,
 };
 
 static __net_init int rds_ib_net_init(struct net *net)

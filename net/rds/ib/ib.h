@@ -88,12 +88,16 @@ union rds_ib_conn_priv {
 /* An RDMA device we may use, one per ib_device (the ib_client's data).
  *
  * Lifetime: rd_ref.  The device list holds one from add until remove;
- * every path with a queue pair on the device holds one.  Remove takes the
- * device off the list, makes every path on it fail, and waits in
- * rd_released for the last path to let go before it frees the PD: a device
- * leaves only when nothing of ours uses it.
+ * every path with a queue pair on the device holds one, and so does a
+ * memory region being registered, until it is on rd_mrs.  Remove takes
+ * the device off the list, makes every path on it fail, unmaps every
+ * region on rd_mrs (regions hold no reference: their users may keep them
+ * for ever), and waits in rd_released for the last path to let go before
+ * it frees the PD: a device leaves only when nothing of ours uses it.
  * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here)
- * and rd_dying (remove has begun: no path may join rd_conns).
+ * and rd_dying (remove has begun: no path may join rd_conns, and no
+ * region rd_mrs, which the MR code reads under its rds_ib_mr_mutex).
+ * rd_mrs is protected by rds_ib_mr_mutex (mr.c).
  */
 struct rds_ib_device {
 	struct list_head	rd_item;		/* rds_ib_devices */
@@ -104,6 +108,7 @@ struct rds_ib_device {
 	spinlock_t		rd_lock;	/* rd_conns, rd_dying */
 	struct list_head	rd_conns;
 	bool			rd_dying;
+	struct list_head	rd_mrs;		/* regions mapped here */
 	u32			rd_max_sge;
 	u32			rd_max_wr;
 };
@@ -298,6 +303,18 @@ bool rds_ib_device_add_conn(struct rds_ib_device *rdev,
 			    struct rds_ib_connection *ic);
 void rds_ib_device_del_conn(struct rds_ib_device *rdev,
 			    struct rds_ib_connection *ic);
+
+/* ib.c */
+struct rds_ib_device *rds_ib_addr_device(struct net *net,
+					 const struct in6_addr *addr,
+					 u32 scope_id);
+
+/* mr.c */
+int rds_ib_mr_register(struct net *net, const struct in6_addr *laddr,
+		       u32 scope_id, struct rds_mr *mr);
+void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
+void rds_ib_mr_flush(struct net *net);
+void rds_ib_mr_device_remove(struct rds_ib_device *rdev);
 
 /* cm.c */
 int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
