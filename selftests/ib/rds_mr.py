@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS_GET_MR, RDS_GET_MR_FOR_DEST and RDS_FREE_MR from user space, for
+# test_ib_mr.sh: rds_mr.py CASE ADDR [PEER]. Each case prints what it
+# checked and exits 1 on the first thing that is not as expected.
+
+import ctypes
+import errno
+import mmap
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+SOL_RDS = 276
+RDS_GET_MR, RDS_FREE_MR, RDS_GET_MR_FOR_DEST, SO_RDS_TRANSPORT = 2, 3, 7, 8
+RDS_TRANS_IB, RDS_TRANS_TCP = 0, 2
+RDS_CMSG_RDMA_ARGS = 1
+RDS_RDMA_INVALIDATE, RDS_RDMA_USE_ONCE = 0x4, 0x8
+PAGE = mmap.PAGESIZE
+
+
+class Fail(Exception):
+    pass
+
+
+def rds_socket(addr, trans=RDS_TRANS_IB, port=0):
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+    if trans is not None:
+        s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, trans)
+    if addr:
+        s.bind((addr, port))
+    return s
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+LIBC.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+class Buffer:
+    """An anonymous mapping and its user address."""
+
+    def __init__(self, pages):
+        self.map = mmap.mmap(-1, pages * PAGE)
+        buf = (ctypes.c_char * 1).from_buffer(self.map)
+        self.addr = ctypes.addressof(buf)
+        del buf
+
+    def unmap_page(self, i):
+        """A hole: the page is no longer mapped at all."""
+        if LIBC.munmap(self.addr + i * PAGE, PAGE):
+            raise Fail("munmap: %s" % os.strerror(ctypes.get_errno()))
+        return self.addr + i * PAGE
+
+    def protect_page(self, i, prot):
+        if LIBC.mprotect(self.addr + i * PAGE, PAGE, prot):
+            raise Fail("mprotect: %s" % os.strerror(ctypes.get_errno()))
+        return self.addr + i * PAGE
+
+
+COOKIE = ctypes.c_uint64()
+COOKIE_ADDR = ctypes.addressof(COOKIE)
+
+
+def mr_args(addr, length, flags=0, cookie_addr=None):
+    return struct.pack("=QQQQ", addr, length,
+                       COOKIE_ADDR if cookie_addr is None else cookie_addr,
+                       flags)
+
+
+def mr_dest_args(dest, addr, length, flags=0):
+    ss = struct.pack("=HH4s", socket.AF_INET, 0,
+                     socket.inet_aton(dest)).ljust(128, b"\0")
+    return ss + mr_args(addr, length, flags)
+
+
+def get_mr(s, addr, length, flags=0):
+    COOKIE.value = 0
+    s.setsockopt(SOL_RDS, RDS_GET_MR, mr_args(addr, length, flags))
+    return COOKIE.value
+
+
+def free_mr(s, cookie, flags=0):
+    s.setsockopt(SOL_RDS, RDS_FREE_MR, struct.pack("=QQ", cookie, flags))
+
+
+def expect_errno(what, want, fn, *args):
+    try:
+        fn(*args)
+    except OSError as e:
+        if e.errno != want:
+            raise Fail("%s: %s, not %s" % (what, e, errno.errorcode[want]))
+        print("%s: %s" % (what, errno.errorcode[want]))
+        return
+    raise Fail("%s succeeded, not %s" % (what, errno.errorcode[want]))
+
+
+def pins():
+    """FOLL_PIN pins held in the whole system."""
+    with open("/proc/sys/vm/stat_refresh", "w") as f:
+        f.write("1")
+    stat = {}
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            stat[k] = int(v)
+    return stat["nr_foll_pin_acquired"] - stat["nr_foll_pin_released"]
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+    print(what)
+
+
+def case_basic(addr, peer):
+    """Register, register for a destination, free with and without
+    invalidation, flush: on a socket that never sent anything, so no
+    connection exists."""
+    base = pins()
+    s = rds_socket(addr)
+    buf = Buffer(4)
+    c1 = get_mr(s, buf.addr + 100, 2 * PAGE)
+    check(c1 & 0xffffffff and c1 >> 32 == 100,
+          "GET_MR: cookie %#x, offset 100 in it" % c1)
+    check(pins() - base == 3, "GET_MR: 3 pages pinned")
+
+    COOKIE.value = 0
+    s.setsockopt(SOL_RDS, RDS_GET_MR_FOR_DEST,
+                 mr_dest_args(peer, buf.addr, PAGE))
+    c2 = COOKIE.value
+    check(c2 & 0xffffffff and c2 >> 32 == 0 and
+          c2 & 0xffffffff != c1 & 0xffffffff,
+          "GET_MR_FOR_DEST: cookie %#x, a key of its own" % c2)
+
+    c3 = get_mr(s, buf.addr, 4 * PAGE, RDS_RDMA_INVALIDATE)
+    c4 = get_mr(s, buf.addr + PAGE, PAGE, RDS_RDMA_USE_ONCE)
+    check(len({c1, c2, c3, c4}) == 4, "four regions, four cookies")
+
+    free_mr(s, c1)
+    expect_errno("FREE_MR of a freed cookie", errno.EINVAL, free_mr, s, c1)
+    free_mr(s, c2, RDS_RDMA_INVALIDATE)
+    print("FREE_MR with RDS_RDMA_INVALIDATE: ok")
+    free_mr(s, c3)
+    print("FREE_MR of a region registered with RDS_RDMA_INVALIDATE: ok")
+    free_mr(s, 0)
+    print("FREE_MR of cookie 0 (flush): ok")
+    check(pins() - base == 1, "one region left, one page pinned")
+    s.close()
+    check(pins() == base, "close: every pin back")
+
+
+def case_errnos(addr, peer):
+    """In-tree's errnos for what is wrong with a request."""
+    base = pins()
+    buf = Buffer(4)
+    good = mr_args(buf.addr, PAGE)
+
+    u = rds_socket(None, None)
+    expect_errno("GET_MR unbound", errno.ENOTCONN,
+                 u.setsockopt, SOL_RDS, RDS_GET_MR, good)
+    expect_errno("FREE_MR flush unbound, no transport", errno.EINVAL,
+                 free_mr, u, 0)
+    u.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
+    expect_errno("GET_MR unbound, transport IB", errno.ENOTCONN,
+                 u.setsockopt, SOL_RDS, RDS_GET_MR, good)
+    free_mr(u, 0)
+    print("FREE_MR flush unbound, transport IB: ok (as in-tree)")
+    expect_errno("FREE_MR of a cookie, unbound", errno.EINVAL, free_mr, u, 7)
+    u.close()
+
+    s = rds_socket(addr)
+    for name, opt, size in (("GET_MR", RDS_GET_MR, 32),
+                            ("GET_MR_FOR_DEST", RDS_GET_MR_FOR_DEST, 160),
+                            ("FREE_MR", RDS_FREE_MR, 16)):
+        expect_errno("%s optlen %d" % (name, size - 1), errno.EINVAL,
+                     s.setsockopt, SOL_RDS, opt, bytes(size - 1))
+        expect_errno("%s optlen %d" % (name, size + 8), errno.EINVAL,
+                     s.setsockopt, SOL_RDS, opt, bytes(size + 8))
+
+    def bad(what, want, args):
+        expect_errno(what, want, s.setsockopt, SOL_RDS, RDS_GET_MR, args)
+
+    bad("length 0", errno.EINVAL, mr_args(buf.addr, 0))
+    bad("addr + length wraps", errno.EINVAL, mr_args(buf.addr, 2**64 - 16))
+    bad("addr + length at the top page", errno.EINVAL,
+        mr_args(2**64 - 100, 50))
+    bad("length 4 GiB", errno.EINVAL, mr_args(buf.addr, 2**32))
+    bad("length 2 MiB", errno.EMSGSIZE, mr_args(buf.addr, 2 << 20))
+    bad("address 0", errno.EFAULT, mr_args(0, PAGE))
+    odd = Buffer(8)
+    hole_addr = odd.unmap_page(2)
+    ro_addr = odd.protect_page(4, mmap.PROT_READ)
+    bad("unmapped address", errno.EFAULT, mr_args(hole_addr, PAGE))
+    bad("kernel address", errno.EFAULT, mr_args(0xffff888000000000, PAGE))
+    bad("read-only mapping", errno.EFAULT, mr_args(ro_addr, PAGE))
+    bad("partly unmapped", errno.EFAULT, mr_args(odd.addr + PAGE, 2 * PAGE))
+    bad("cookie_addr unmapped", errno.EFAULT,
+        mr_args(buf.addr, PAGE, cookie_addr=hole_addr))
+    check(pins() == base, "no pin left behind by the failures")
+
+    expect_errno("FREE_MR of an unknown cookie", errno.EINVAL,
+                 free_mr, s, 0x1234567800abcdef)
+    other = rds_socket(addr)
+    theirs = get_mr(other, buf.addr, PAGE)
+    expect_errno("FREE_MR of another socket's cookie", errno.EINVAL,
+                 free_mr, s, theirs)
+    free_mr(other, theirs)
+    print("...which its own socket frees")
+    other.close()
+
+    # Send side, unchanged by this slice: a short RDMA_ARGS cmsg.
+    expect_errno("RDMA_ARGS cmsg shorter than the struct", errno.EINVAL,
+                 s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS, bytes(8))],
+                 0, (peer, 4001))
+    s.close()
+    check(pins() == base, "every pin back")
+
+
+def case_notsupp(addr, peer):
+    """Transports without RDMA: in-tree's EOPNOTSUPP and EINVAL."""
+    buf = Buffer(1)
+    for name, a, t in (("TCP", addr, RDS_TRANS_TCP),
+                       ("loopback", "127.0.0.1", None)):
+        s = rds_socket(a, t)
+        expect_errno("GET_MR on %s" % name, errno.EOPNOTSUPP,
+                     get_mr, s, buf.addr, PAGE)
+        COOKIE.value = 0
+        expect_errno("GET_MR_FOR_DEST on %s" % name, errno.EOPNOTSUPP,
+                     s.setsockopt, SOL_RDS, RDS_GET_MR_FOR_DEST,
+                     mr_dest_args(peer, buf.addr, PAGE))
+        expect_errno("FREE_MR flush on %s" % name, errno.EINVAL,
+                     free_mr, s, 0)
+        expect_errno("FREE_MR on %s" % name, errno.EINVAL, free_mr, s, 7)
+        s.close()
+
+
+def case_many(addr, n):
+    """N regions over 64 pages, then close: all of them go."""
+    n = int(n)
+    base = pins()
+    s = rds_socket(addr)
+    buf = Buffer(64)
+    keys = set()
+    for i in range(n):
+        keys.add(get_mr(s, buf.addr + (i % 64) * PAGE, PAGE) & 0xffffffff)
+    check(len(keys) == n, "%d regions, %d keys" % (n, len(keys)))
+    check(pins() - base == n, "%d pins" % n)
+    s.close()
+    check(pins() == base, "close: every pin back")
+
+
+def rdma(*args):
+    subprocess.run(["rdma", "link"] + list(args), check=True)
+
+
+def case_linkdel(addr, dev, netdev):
+    """The device goes while regions exist: they stay, pinned, until freed
+    or closed; new ones get ENODEV; the device back, registration works
+    again on the same socket, its old regions still there."""
+    base = pins()
+    s = rds_socket(addr)
+    closing = rds_socket(addr)
+    buf = Buffer(8)
+    cookies = [get_mr(s, buf.addr + i * PAGE, PAGE) for i in range(8)]
+    for i in range(8):
+        get_mr(closing, buf.addr + i * PAGE, 2 * PAGE if i < 7 else PAGE)
+    check(pins() - base == 8 + 15, "23 pins")
+    rdma("del", dev)
+    print("rdma link del %s: done" % dev)
+    check(pins() - base == 8 + 15, "the pages stay pinned")
+    expect_errno("GET_MR without a device", errno.ENODEV,
+                 get_mr, s, buf.addr, PAGE)
+    free_mr(s, cookies[0])
+    free_mr(s, cookies[1], RDS_RDMA_INVALIDATE)
+    free_mr(s, 0)
+    print("FREE_MR after the device went: ok")
+    closing.close()
+    check(pins() - base == 6, "closed a socket with regions: 6 pins left")
+
+    rdma("add", dev, "type", "rxe", "netdev", netdev)
+    print("rdma link add %s: done" % dev)
+    # The new device gets its GIDs from a work item: ENODEV until then.
+    for i in range(100):
+        try:
+            first = get_mr(s, buf.addr, PAGE)
+            break
+        except OSError as e:
+            if e.errno != errno.ENODEV:
+                raise
+            time.sleep(0.1)
+    else:
+        raise Fail("GET_MR: still ENODEV 10 s after the device came back")
+    old = set(c & 0xffffffff for c in cookies[2:])
+    new = {first & 0xffffffff}
+    for i in range(63):
+        new.add(get_mr(s, buf.addr, PAGE) & 0xffffffff)
+    check(len(new) == 64 and not new & old,
+          "64 regions on the new device, no key of the dead ones")
+    for c in cookies[2:]:
+        free_mr(s, c)
+    print("the dead device's regions freed")
+    s.close()
+    check(pins() == base, "every pin back")
+
+
+CASES = {
+    "basic": case_basic,
+    "errnos": case_errnos,
+    "notsupp": case_notsupp,
+    "many": case_many,
+    "linkdel": case_linkdel,
+}
+
+if __name__ == "__main__":
+    try:
+        CASES[sys.argv[1]](*sys.argv[2:])
+    except (Fail, OSError, subprocess.CalledProcessError) as e:
+        print("FAIL:", e)
+        sys.exit(1)

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Memory registration through RDS/IB sockets (rds_mr.py does the socket
+# calls): RDS_GET_MR and RDS_GET_MR_FOR_DEST give cookies before any
+# connection exists, RDS_FREE_MR frees them (with RDS_RDMA_INVALIDATE too,
+# and cookie 0 flushes); in-tree's errnos for every bad request and for
+# transports without RDMA; many regions go with their socket; the rxe
+# device removed under registered regions, which stay pinned until freed;
+# last, rds_rdma unloads. Pins are counted in /proc/vmstat, and the harness
+# fails the run on any splat or kmemleak report.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ib_lib.sh"
+
+MR="python3 $(dirname "$0")/rds_mr.py"
+
+ktap_plan 7
+ib_start "rxe pair and rds_rdma set up"
+
+ktap_test "GET_MR, GET_MR_FOR_DEST, FREE_MR (invalidate, flush), no connection" \
+	$MR basic $IA $IB
+ktap_test "in-tree's errnos: unbound, optlen, bad vectors, unknown cookies" \
+	$MR errnos $IA $IB
+# Ours, before SO_RDS_TRANSPORT would modprobe whatever rds_tcp there is.
+notsupp() {
+	rds_load tcp && $MR notsupp $IA $IB
+}
+ktap_test "TCP and loopback sockets: EOPNOTSUPP, FREE_MR EINVAL" notsupp
+
+n=$(ib_count 10000)
+ktap_test "$n regions, then close: every one released" \
+	$MR many $IA "$n"
+
+ktap_test "rdma link del under registered regions, FREE_MR, close, link back" \
+	$MR linkdel $IA rxe0 rv0 || ib_diag
+
+ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+
+ib_cleanup
+ktap_finished
