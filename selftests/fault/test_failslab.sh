@@ -17,6 +17,12 @@
 dbg=/sys/kernel/debug
 n=2000
 
+# The programs that fail run from tmpfs (they are static): a failed
+# allocation in the 9p client, which would serve their page faults from
+# the shared root, leaves it broken for every process after.
+tmpbin=$(mktemp -d)
+cp "$BIN/rds_traffic" "$BIN/rds_fuzz" "$tmpbin/" || exit 1
+
 # inject DIR PROBABILITY: fail that percentage of the allocations of tasks
 # marked make-it-fail, sleeping ones too, silently, with no other limit.
 # Counting down "times" from a known value is how we learn the failures.
@@ -46,7 +52,7 @@ failing() {
 traffic_under() {
 	local dir=$dbg/$1 rc fails
 
-	failing "$BIN/rds_traffic" -R -A $A -B $B -a $A4 -b $B4 -n $n -m 16384 -t 300 &
+	failing "$tmpbin/rds_traffic" -R -A $A -B $B -a $A4 -b $B4 -n $n -m 16384 -t 300 &
 	sleep 1
 	inject "$dir" 5 || { kill $!; return 1; }
 	wait $!
@@ -61,7 +67,7 @@ traffic_under() {
 fuzz_under_failslab() {
 	local rc fails
 
-	failing "$BIN/rds_fuzz" -s 7 -t 15 -j 3 -N /run/netns/$A -N /run/netns/$B \
+	failing "$tmpbin/rds_fuzz" -s 7 -t 15 -j 3 -N /run/netns/$A -N /run/netns/$B \
 		-a $A4 -a $B4 -a 127.0.0.1 -a 0.0.0.0 >/dev/null &
 	sleep 1
 	inject $dbg/failslab 5 || { kill $!; return 1; }
@@ -86,4 +92,5 @@ ktap_test "failslab 5% under the socket API fuzzer" fuzz_under_failslab
 ktap_test "messages still get through afterwards" \
 	rds_exchange $A $A4 $B $B4 4100 after-failslab
 cleanup_netns
+rm -rf "$tmpbin"
 ktap_finished
