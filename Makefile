@@ -13,6 +13,9 @@
 #                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
 #   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
 #                        for N minutes (default 10), then trinity on AF_RDS
+#   make soak [KVER=X] [SOAK_MINUTES=N]  RDS/TCP traffic in a guest for N minutes
+#                        (default 10) under connection resets, every message
+#                        checked exactly once and in order
 #   make lint            checkpatch --strict, sparse (C=2) and a W=1 build; fails on findings
 #   make dkms-install    register the sources with DKMS (/usr/src/rds-VERSION) and
 #                        build them for every installed kernel with headers;
@@ -77,6 +80,7 @@ DEPS_ENV = RDS_KVER="$(call asked,KVER)" RDS_SERIES="$(call asked,SERIES)"
 
 .PHONY: all modules clean distclean install tools selftests run check lint kdir \
 	kernel-info run-now check-now kernel-info-now bench bench-now fuzz fuzz-now \
+	soak soak-now \
 	dkms-install dkms-uninstall dkms-src
 
 all: modules
@@ -175,6 +179,21 @@ fuzz-now: modules tools selftests
 		selftests/vm/run-guest.sh --kver $(KVER) \
 		--timeout $$(($(FUZZ_MINUTES) * 240 + 1200)) --out $(BUILD)/vm/fuzz \
 		-- selftests/run_tests.sh selftests/fuzz
+
+# RDS/TCP traffic under connection resets for as long as asked, every
+# message checked (selftests/soak/soak.sh); the last round may run up to
+# 15 minutes past the time.
+SOAK_MINUTES ?= 10
+soak:
+	@$(DEPS_ENV) $(DEPS)
+	@$(MAKE) --no-print-directory $@-now
+
+soak-now: modules tools selftests
+	RDS_SOAK_SECONDS=$$(($(SOAK_MINUTES) * 60)) \
+	RDS_TEST_TIMEOUT=$$(($(SOAK_MINUTES) * 60 + 1200)) \
+		selftests/vm/run-guest.sh --kver $(KVER) \
+		--timeout $$(($(SOAK_MINUTES) * 80 + 1800)) --out $(BUILD)/vm/soak \
+		-- selftests/run_tests.sh selftests/soak/soak.sh
 
 # What discovery found, after the same install step: selftests/build/ checks it.
 kernel-info-now:
