@@ -6,6 +6,7 @@
 #include <linux/mm.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
+#include <rds/compat.h>
 
 #include "ib.h"
 
@@ -102,8 +103,10 @@ int rds_ib_sysctl_init(void)
 	si_meminfo(&si);
 	rds_ib_sysctl_max_recv_allocation = si.totalram / 3 * PAGE_SIZE /
 					    RDS_FRAG_SIZE;
-	rds_ib_sysctl_hdr = register_net_sysctl(&init_net, "net/rds/ib",
-						rds_ib_sysctl_table);
+	/* The sentinel is not an entry: 6.11 and later check every one. */
+	rds_ib_sysctl_hdr = rds_compat_register_net_sysctl(&init_net, "net/rds/ib",
+							   rds_ib_sysctl_table,
+							   ARRAY_SIZE(rds_ib_sysctl_table) - 1);
 	return rds_ib_sysctl_hdr ? 0 : -ENOMEM;
 }
 
