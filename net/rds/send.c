@@ -496,7 +496,7 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 		case RDS_CMSG_ZCOPY_COOKIE:
 			break;
 		default:
-			return -EINVAL;	/* RDMA_DEST too: no MR exists */
+			return -EINVAL;	/* RDMA_DEST too, until RDMA ops carry it */
 		}
 		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
 			return -EINVAL;
