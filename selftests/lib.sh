@@ -63,11 +63,13 @@ ktap_skip() {
 # ktap_test "desc" CMD...: one test point, ok when CMD succeeds. CMD's output
 # is shown as TAP comments.
 ktap_test() {
-	local desc=$1 out rc
+	local desc=$1 out rc start=$SECONDS
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	# Where a slow suite spends its time, for whoever has to shorten it.
+	[ $((SECONDS - start)) -lt 5 ] || echo "# $((SECONDS - start)) s"
 	if [ $rc = 0 ]; then
 		ktap_ok "$desc"
 	else
