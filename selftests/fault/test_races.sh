@@ -5,9 +5,9 @@
 # link down/up, a sysctl written through a file opened in a netns that is
 # going away, a TCP connect to 16385 from a throwaway netns, RDS_INFO read
 # while connections come and go, a socket closed while its messages wait
-# for retransmission, rmmod of rds_tcp. A hundred rounds (ten on slow
-# kernels) where a round is cheap; twenty (three) where each makes and
-# deletes a netns, which costs seconds under TCG.
+# for retransmission, rmmod of rds_tcp. A hundred rounds (five on slow
+# kernels) where a round is cheap; ten (two) where each makes and deletes
+# a netns or reloads a module, which costs seconds under TCG.
 # Nothing acknowledged may be lost where traffic is checked, and the
 # harness fails the run on any splat, kmemleak report or module that no
 # longer unloads.
@@ -15,13 +15,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
 
-rounds=$(tcp_count 100)
-netns_rounds=20
-rmmod_rounds=10
-if [ "$RDS_PROFILE" = short ]; then
-	netns_rounds=3
-	rmmod_rounds=3
-fi
+rounds=$(tcp_count 100 5)
+netns_rounds=$(tcp_count 10 2)
 
 # Traffic that outlasts the loop and is killed at its end.
 background_traffic() {
@@ -149,33 +144,33 @@ info_while_conns_churn() {
 	[ "$i" = "$netns_rounds" ] && rds_exchange $A $A4 $B $B4 4100 "churn-end" >/dev/null
 }
 
-# Messages queued behind a dead link, their socket closed, the link back.
+# Messages queued behind a dead link, their socket closed, the link back:
+# one python for all the rounds, its start costing more than a round.
 close_while_retransmitting() {
-	local i
-
-	for i in $(seq "$rounds"); do
-		ip -n $A link set veth0 down
-		ip netns exec $A python3 - "$A4" "$B4" <<-'PY' || return 1
-		import socket, sys
-		s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-		s.bind((sys.argv[1], 0))
-		s.setblocking(False)
-		for n in range(16):
-		    try:
-		        s.sendto(b"x" * 4096, (sys.argv[2], 4200))
-		    except BlockingIOError:
-		        break
-		s.close()
-		PY
-		ip -n $A link set veth0 up
-	done
+	ip netns exec $A python3 - "$A4" "$B4" "$rounds" <<-'PY' || return 1
+	import socket, subprocess, sys
+	def link(state):
+	    subprocess.run(["ip", "link", "set", "veth0", state], check=True)
+	for _ in range(int(sys.argv[3])):
+	    link("down")
+	    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	    s.bind((sys.argv[1], 0))
+	    s.setblocking(False)
+	    for n in range(16):
+	        try:
+	            s.sendto(b"x" * 4096, (sys.argv[2], 4200))
+	        except BlockingIOError:
+	            break
+	    s.close()
+	    link("up")
+	PY
 	rds_exchange $A $A4 $B $B4 4100 after-closes >/dev/null
 }
 
 rmmod_under_traffic() {
 	local i
 
-	for i in $(seq "$rmmod_rounds"); do
+	for i in $(seq "$netns_rounds"); do
 		background_traffic
 		sleep 0.$((RANDOM % 10))
 		stop_background
@@ -192,7 +187,7 @@ ktap_test "$rounds link flaps under traffic: nothing lost" link_flaps_under_traf
 ktap_test "$netns_rounds sysctl writes racing their netns' exit" sysctl_write_netns_exit
 ktap_test "$netns_rounds netns exits with a connection to 16385 open" connect_and_exit
 ktap_test "$rounds sockets closed while their messages wait" close_while_retransmitting
-ktap_test "$rmmod_rounds rmmods of rds_tcp under traffic" rmmod_under_traffic
+ktap_test "$netns_rounds rmmods of rds_tcp under traffic" rmmod_under_traffic
 # Last: it leaves B's link renamed.
 ktap_test "$netns_rounds connection churns under RDS_INFO reads" info_while_conns_churn
 cleanup_netns

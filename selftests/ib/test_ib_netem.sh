@@ -51,10 +51,10 @@ fi
 ktap_test "netem loss/corrupt/duplicate 5% on rv0 and rv1" netem_on
 
 # The integrity run of test_ib_traffic.sh, 1 B .. 1 MiB, under netem, at
-# a tenth of its count: rxe answers a loss by sending again all that
-# followed it, and at some 30 messages a second (against 400 on the clean
-# link) 50,000 would take half an hour.
-n=$(ib_count 5000)
+# a twenty-fifth of its count: rxe answers a loss by sending again all
+# that followed it, and at some 30 messages a second (against 400 on the
+# clean link) 50,000 would take half an hour.
+n=$(ib_count 2000 200)
 ktap_test "$n messages of 1 B .. 1 MiB, 2+2 sockets, both ways, under netem" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 32768 -M 1048576 -t 500 ||
 	ib_diag

@@ -39,7 +39,7 @@ ktap_test "RDS_INFO_IB_CONNECTIONS: both connections with their GIDs" \
 # The integrity run: sizes 1 B .. 1 MiB, one in 64 above 32 KiB (-M), so
 # that 50,000 messages move about 1.2 GB, not the 25 GB of sizes uniform
 # up to 1 MiB, which TCG would take half an hour over.
-n=$(ib_count 50000)
+n=$(ib_count 50000 2000)
 ktap_test "$n messages of 1 B .. 1 MiB, 2+2 sockets, both ways" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 32768 -M 1048576 -t 600 ||
 	ib_diag
@@ -94,7 +94,7 @@ link_bounce() {
 	sleep 2
 	rdma link add rxe1 type rxe netdev rv1
 }
-"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000)" -m 16384 \
+"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000 2000)" -m 16384 \
 	-t 300 &
 traffic=$!
 link_bounce

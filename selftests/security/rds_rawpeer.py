@@ -16,6 +16,7 @@
 #
 # Exit status 0 when the scenario ran; what the other side did is printed
 # and checked by the calling test.
+import os
 import socket
 import struct
 import sys
@@ -324,7 +325,7 @@ def hostile(src, dst, dport, case):
 	elif case == "cut-payload":
 		send_case(src, dst, header(1, 40000, dport, 5000) + b"x" * 1000, True)
 	elif case == "conns":
-		hostile_conns(src, dst, 1000)
+		hostile_conns(src, dst, int(os.environ.get("RDS_HOSTILE_CONNS", "1000")))
 	elif case == "early-data":
 		# data on path 0 before any probe (what a peer without multipath
 		# does), then on a second connection before the handshake

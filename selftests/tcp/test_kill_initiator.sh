@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
 
-n=$(tcp_count 20000)
+n=$(tcp_count 10000 1000)
 
 # kill_loop SECONDS CMD...: CMD every 0.4 s for SECONDS, or until the
 # traffic ($pid) is done. Prints how often CMD did something.

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
 
-n=$(tcp_count 20000)
+n=$(tcp_count 10000 1000)
 
 conns_at_least() {
 	local ns=$1 min=$2 nr
