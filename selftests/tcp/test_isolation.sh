@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Network namespaces isolate RDS: two netns pairs with the same addresses
+# (rds-a/rds-b and rds-c/rds-d, 192.0.2.1 and 192.0.2.2 in both) and a
+# socket on 192.0.2.2:4000 in rds-b and in rds-d. A message from rds-a
+# reaches rds-b's socket only, one from rds-c rds-d's only: the bound-socket
+# lookup never crosses netns (an in-tree bug class). Each netns' RDS_INFO
+# tables list its own connections, sockets, queued messages and TCP
+# sockets, nothing of another's; in a netns that never used RDS they are
+# empty.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/tcp_lib.sh"
+
+C=rds-c
+D=rds-d
+E=rds-e
+dir=$(mktemp -d)
+
+setup() {
+	tcp_setup || return 1
+	netns_pair $C $D $A4 $B4 $A6 $B6 || return 1
+	ip netns add $E || return 1
+	# rds-c connects over IPv4 only: rds-a over both.
+	ip netns exec $C "$BIN/rds-ping" -c 2 -i 0.2 -I $A4 $B4 >/dev/null
+}
+
+# only_to FROM TO OTHER TEXT: TEXT sent from FROM to 192.0.2.2:4000 reaches
+# the socket there in TO, and nothing reaches the one in OTHER.
+only_to() {
+	local other rc=0
+
+	rds_recv "$3" $B4 4000 1 5 >"$dir/other" 2>&1 &
+	other=$!
+	rds_exchange "$1" $A4 "$2" $B4 4000 "$4" || rc=1
+	wait $other
+	if grep -q '^from' "$dir/other"; then
+		echo "$3 got it too:"
+		cat "$dir/other"
+		rc=1
+	fi
+	return $rc
+}
+
+# rows NS TEXT OPTIONS...: how many rows of NS's rds-info OPTIONS hold TEXT.
+rows() {
+	ip netns exec "$1" "$BIN/rds-info" "${@:3}" | grep -c -- "$2"
+}
+
+# expect WHAT COUNT: print what was counted; fail unless COUNT holds.
+expect() {
+	echo "$1"
+	[ "$2" = 1 ]
+}
+
+info_isolated() {
+	local a6 c6 bk dk dr br et
+	a6=$(rows $A fd00::2 -a -n)
+	c6=$(rows $C fd00::2 -a -n)
+	bk=$(rows $B ' 7000 ' -k)
+	dk=$(rows $D ' 7000 ' -k)
+	br=$(rows $B ' 7001 ' -r)
+	dr=$(rows $D ' 7001 ' -r)
+	expect "IPv6 connections: rds-a $a6, rds-c $c6" $((a6 > 0 && c6 == 0)) &&
+	expect "sockets on port 7000: rds-d $dk, rds-b $bk" $((dk > 0 && bk == 0)) &&
+	expect "queued to 7001: rds-d $dr, rds-b $br" $((dr > 0 && br == 0))
+}
+
+empty_netns() {
+	local rows
+
+	rows=$(ip netns exec $E "$BIN/rds-info" -a -n -k -r -s -t -T |
+		grep -E '192\.0\.2\.|fd00:|127\.0\.0\.|::1')
+	[ -z "$rows" ] || echo "$rows"
+	expect "$(echo -n "$rows" | grep -c .) rows in rds-e" $((${#rows} == 0))
+}
+
+ktap_plan 5
+ktap_test "load rds_tcp; rds-a/rds-b and rds-c/rds-d with the same addresses" \
+	setup || ktap_finished
+ktap_test "rds-a -> 192.0.2.2:4000 reaches rds-b, not rds-d" only_to $A $B $D to-b
+ktap_test "rds-c -> 192.0.2.2:4000 reaches rds-d, not rds-b" only_to $C $D $B to-d
+
+# Sockets, one message queued, on loopback in rds-d, held until fd 5 closes.
+exec 5> >(ip netns exec $D "$BIN/rds_hold" 127.0.0.1 >"$dir/hold" 2>&1)
+for i in $(seq 100); do
+	grep -q ready "$dir/hold" && break
+	sleep 0.1
+done
+ktap_test "RDS_INFO: connections, sockets, queues of each netns only" info_isolated
+ktap_test "RDS_INFO in a netns that never used RDS: no rows" empty_netns
+exec 5>&-
+sleep 1
+cleanup_netns
+rm -rf "$dir"
+ktap_finished
