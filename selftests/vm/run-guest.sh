@@ -195,7 +195,9 @@ fail() {
 }
 rc=1
 if [ -s "$out/boot_hang" ]; then
-	fail "the guest hung while booting, three times (see $out/console.boot*.log)"
+	# Earlier attempts may have splatted instead: say what each did.
+	fail "the guest did not boot in $attempt attempts, the last one hung" \
+		"(see $out/console.boot*.log, $out/dmesg.boot*)"
 	rc=124
 elif [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	fail "guest did not finish within $timeout s (see $out/console.log)"
