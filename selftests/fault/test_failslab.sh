@@ -46,36 +46,36 @@ failing() {
 	bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' failing "$@"
 }
 
-# traffic_under DIR: rds_traffic between the netns while DIR fails 5% of
-# its allocations. The sockets are opened before the failures start: the
-# sends, the receives and what they set off are what is tested.
-traffic_under() {
-	local dir=$dbg/$1 rc fails
+# under DIR CMD...: CMD, with make-it-fail set, while DIR fails 5% of its
+# allocations; CMD must succeed and some allocations must have failed.
+# CMD's output goes to $under_out when set. What CMD sets up in its first
+# second (sockets, the netns it joins) is not failed: what it does
+# afterwards is what is tested.
+under() {
+	local dir=$dbg/$1 pid rc fails
 
-	failing "$tmpbin/rds_traffic" -R -A $A -B $B -a $A4 -b $B4 -n $n -m 16384 -t 300 &
+	shift
+	failing "$@" >"${under_out:-/dev/stdout}" &
+	pid=$!
 	sleep 1
-	inject "$dir" 5 || { kill $!; return 1; }
-	wait $!
+	inject "$dir" 5 || { kill $pid; return 1; }
+	wait $pid
 	rc=$?
 	fails=$(failures "$dir")
-	echo "$1: $fails allocations failed"
+	echo "${dir##*/}: $fails allocations failed"
 	[ "$rc" = 0 ] && [ "$fails" -gt 0 ]
 }
 
-# The socket API (rds_fuzz's random calls) while failslab fails 5%: any
-# errno is fine, the kernel must stay whole.
-fuzz_under_failslab() {
-	local rc fails
+# rds_traffic between the netns: exactly once and in order, ENOMEM retried.
+traffic_under() {
+	under "$1" "$tmpbin/rds_traffic" -R -A $A -B $B -a $A4 -b $B4 -n $n -m 16384 -t 300
+}
 
-	failing "$tmpbin/rds_fuzz" -s 7 -t 15 -j 3 -N /run/netns/$A -N /run/netns/$B \
-		-a $A4 -a $B4 -a 127.0.0.1 -a 0.0.0.0 >/dev/null &
-	sleep 1
-	inject $dbg/failslab 5 || { kill $!; return 1; }
-	wait $!
-	rc=$?
-	fails=$(failures $dbg/failslab)
-	echo "failslab: $fails allocations failed"
-	[ "$rc" = 0 ] && [ "$fails" -gt 0 ]
+# The socket API (rds_fuzz's random calls): any errno is fine, the kernel
+# must stay whole.
+fuzz_under_failslab() {
+	under_out=/dev/null under failslab "$tmpbin/rds_fuzz" -s 7 -t 15 -j 3 \
+		-N /run/netns/$A -N /run/netns/$B -a $A4 -a $B4 -a 127.0.0.1 -a 0.0.0.0
 }
 
 if [ ! -d $dbg/failslab ] || [ ! -d $dbg/fail_page_alloc ]; then
