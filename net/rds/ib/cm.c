@@ -79,23 +79,24 @@ rds_ib_fill_priv(struct rds_ib_connection *ic, union rds_ib_conn_priv *dp,
 	return cmn;
 }
 
-/* A sender that finds our receive ring empty retries (rnr_retry_count 7:
- * for ever) after this long; the default, 655 ms, would stall a path for
- * that long whenever the receive work falls behind.
+/* The QP's two timers, set on the id before it gets its QP attributes (on
+ * each side: the active one when the address resolves, the passive one
+ * before it accepts).
+ *
+ * A sender that finds our receive ring empty retries (rnr_retry_count 7:
+ * for ever) after the RNR timer; the default, 655 ms, would stall a path
+ * for that long whenever the receive work falls behind.
+ *
+ * A lost packet is resent when its ACK is 4.096 us << ack_timeout late.
+ * rdma_cm's default for RoCE is about half a second, which a lossy
+ * Ethernet link (RoCE without PFC) pays at every tail loss; the sysctl's
+ * 0 keeps that default.
  */
-static void rds_ib_set_rnr_timer(struct rdma_cm_id *id)
-{
-	rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
-}
-
-/* A lost packet is resent when its ACK is this late: 4.096 us << the
- * sysctl.  rdma_cm's default for RoCE is about half a second, which a
- * lossy Ethernet link (RoCE without PFC) pays at every tail loss.
- */
-static void rds_ib_set_ack_timeout(struct rdma_cm_id *id)
+static void rds_ib_set_timers(struct rdma_cm_id *id)
 {
 	unsigned int timeout = READ_ONCE(rds_ib_sysctl_ack_timeout);
 
+	rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
 	if (timeout)
 		rdma_set_ack_timeout(id, timeout);
 }
@@ -344,8 +345,7 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 
 	rds_ib_fill_param(id, &param);
 	rds_ib_fill_priv(ic, &dp, &param, version);
-	rds_ib_set_rnr_timer(id);
-	rds_ib_set_ack_timeout(id);
+	rds_ib_set_timers(id);
 	/* rdma_accept() rejects by itself when it fails. */
 	if (rdma_accept(id, &param))
 		rds_conn_path_error(ic->i_cp, "rdma_accept failed");
@@ -443,8 +443,7 @@ int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		rdma_set_service_type(id, rds_ib_conn(ic)->c_tos);
-		rds_ib_set_rnr_timer(id);
-		rds_ib_set_ack_timeout(id);
+		rds_ib_set_timers(id);
 		ret = rdma_resolve_route(id, RDS_IB_RESOLVE_MS);
 		if (ret)
 			rds_conn_path_error(ic->i_cp, "cannot resolve route");
