@@ -8,7 +8,7 @@
 # trinity is not installed (apt-get install trinity).
 #
 #   RDS_TRINITY_SEED  the seed (default: the time)
-#   RDS_TRINITY_OPS   syscalls per run (default 1500, 500 with
+#   RDS_TRINITY_OPS   syscalls per run (default 1000, 300 with
 #                     RDS_PROFILE=short)
 
 . "$(dirname "$0")/../lib.sh"
@@ -17,9 +17,9 @@
 command -v trinity >/dev/null || { echo "trinity not installed"; exit $KSFT_SKIP; }
 
 if [ "$RDS_PROFILE" = short ]; then
-	ops=${RDS_TRINITY_OPS:-500}
+	ops=${RDS_TRINITY_OPS:-300}
 else
-	ops=${RDS_TRINITY_OPS:-1500}
+	ops=${RDS_TRINITY_OPS:-1000}
 fi
 seed=${RDS_TRINITY_SEED:-$(date +%s)}
 calls=(socket bind connect sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg

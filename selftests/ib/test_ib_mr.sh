@@ -28,7 +28,7 @@ notsupp() {
 }
 ktap_test "TCP and loopback sockets: EOPNOTSUPP, FREE_MR EINVAL" notsupp
 
-n=$(ib_count 10000)
+n=$(ib_count 10000 500)
 ktap_test "$n regions, then close: every one released" \
 	$MR many $IA "$n"
 

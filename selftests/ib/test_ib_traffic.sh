@@ -94,7 +94,7 @@ link_bounce() {
 	sleep 2
 	rdma link add rxe1 type rxe netdev rv1
 }
-"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000 2000)" -m 16384 \
+"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 40000)" -m 16384 \
 	-t 300 &
 traffic=$!
 link_bounce

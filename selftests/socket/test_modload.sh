@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Load and unload rds.ko many times (50; 10 with RDS_PROFILE=short), each time
+# Load and unload rds.ko many times (25; 10 with RDS_PROFILE=short), each time
 # with sockets opened, bound, used over loopback and closed in between, one
 # of them with a message still queued when it closes. Any leak keeps the
 # module from unloading; any splat fails the run.
 
 . "$(dirname "$0")/../lib.sh"
 
-rounds=50
+rounds=25
 [ "$RDS_PROFILE" = short ] && rounds=10
 
 # Two sockets exchange a message; a third message stays unread.

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
 
-n=$(tcp_count 5000)
+n=$(tcp_count 5000 200)
 LOW=40000
 
 setup() {

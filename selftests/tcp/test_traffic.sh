@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
 
-n=$(tcp_count 50000)
+n=$(tcp_count 20000 2000)
 ktap_plan 4
 ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
 ktap_test "IPv4: $n messages, 2+2 sockets, both directions" \
