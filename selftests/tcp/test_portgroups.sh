@@ -56,7 +56,9 @@ sys.stdin.read()' $((LOW + 1)) $((LOW + 9)); }
 	# Eight sockets hash to eight paths: one waits for path 1.
 	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -p 4000 -k 8 -n "$n" -t 600 &
 	pid=$!
-	for i in $(seq 20); do
+	# Checked for 6 s (2 on slow kernels, where each check takes a second
+	# and a longer block only grows the reconnect backoff waited out after).
+	for i in $(seq "$(tcp_count 20 4)"); do
 		ports_sane || { bad=1; echo "bad ports:" $(a_ports); }
 		sleep 0.3
 	done
