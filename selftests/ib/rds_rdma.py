@@ -16,6 +16,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -411,21 +412,36 @@ def rdma_link(*args):
 
 
 def case_linkdel(addr, peer, dev, netdev):
-    """rdma link del under WRITEs in flight: every operation gets one
-    status, some an error; RDS_CANCEL_SENT_TO cancels what never went;
-    nothing stays pinned; the device back, RDMA works again."""
+    """rdma link del under WRITEs in flight, sent on until after it:
+    every operation gets one status, some an error; RDS_CANCEL_SENT_TO
+    cancels what never went; nothing stays pinned; the device back, RDMA
+    works again."""
     p = Pair(addr, peer)
     region = Buffer(MIB // PAGE)
     local = Buffer(MIB // PAGE)
     cookie = get_mr(p.owner, region.addr, MIB)
     p.share(cookie)
     base = pins()
-    n = 8 if SHORT else 32
-    for t in range(1, n + 1):
+    deleter = threading.Timer(1.0, rdma_link, ("del", dev))
+    deleter.start()
+    n = 0
+    while n < 64 and (deleter.is_alive() or n < 2):
+        n += 1
         p.rdma(cookie, 0, MIB, [(local.addr, MIB)],
-               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, t)
-    rdma_link("del", dev)
-    print("rdma link del %s: done" % dev)
+               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, n)
+    deleter.join()
+    after = 0
+    for i in range(4):		# and some after it, which cannot succeed
+        try:
+            p.rdma(cookie, 0, MIB, [(local.addr, MIB)],
+                   RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, n + 1)
+        except OSError as e:
+            print("a WRITE after the device went: %s" % e)
+            break
+        n += 1
+        after += 1
+    print("rdma link del %s under %d WRITEs, %d after it: done" %
+          (dev, n - after, after))
     time.sleep(1)
     p.user.setsockopt(SOL_RDS, RDS_CANCEL_SENT_TO,
                       struct.pack("=HH4s8x", socket.AF_INET,
