@@ -117,6 +117,42 @@ struct rds_connection;
 struct rds_transport;
 struct rds_sock;
 struct rds_zcopy;
+struct rds_rdma_notifier;
+
+/*
+ * The RDMA operation a message carries (RDS_CMSG_RDMA_ARGS): op_bytes
+ * between the local pages in op_sg and the peer's region op_rkey, from
+ * byte op_remote_addr of it.  op_write: to the peer (RDMA WRITE), else
+ * from it (RDMA READ, the local pages are written).
+ *
+ * Lifetime: that of its message, which owns it.  sendmsg pins the local
+ * pages (op_pages) and the message's free unpins them, exactly once,
+ * dirtied when a READ may have written them; a transport keeps a message
+ * reference for every work request of the operation in flight, so the
+ * pages are never unpinned under the device.  op_posted is set by the
+ * sender (RDS_IN_XMIT) once xmit_rdma() took the operation; it is never
+ * cleared: a message whose operation went out is never sent again (see
+ * rds_send_path_reset()).  op_notifier is taken exactly once, with
+ * xchg(), by whoever reports the operation's status (rdma.c).
+ * op_trans_private is the transport's while the operation is posted.
+ */
+struct rds_rdma_op {
+	u32			op_rkey;
+	u64			op_remote_addr;
+	u32			op_bytes;
+	bool			op_write;
+	bool			op_fence;	/* RDS_RDMA_FENCE */
+	bool			op_notify;	/* RDS_RDMA_NOTIFY_ME */
+	bool			op_silent;	/* RDS_RDMA_SILENT */
+	bool			op_posted;
+	struct page		**op_pages;
+	unsigned int		op_npages;
+	struct scatterlist	*op_sg;		/* one entry per page piece */
+	unsigned int		op_nents;
+	struct rds_rdma_notifier *op_notifier;
+	void			*op_trans_private;
+	struct work_struct	op_free_work;	/* unpinning from softirq */
+};
 
 /*
  * A received message, from the moment a transport has its whole header until
@@ -195,6 +231,7 @@ struct rds_message {
 	struct scatterlist	*m_sg;
 	rds_rdma_cookie_t	m_rdma_cookie;
 	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
+	struct rds_rdma_op	*m_rdma;	/* RDS_CMSG_RDMA_ARGS, or NULL */
 };
 
 void rds_message_addref(struct rds_message *rm);
@@ -501,6 +538,7 @@ unsigned int rds_stats_info_copy(struct rds_info_iterator *iter,
  */
 struct rds_mr {
 	struct kref		r_kref;
+	struct work_struct	r_free_work;	/* the last put in softirq */
 	struct rb_node		r_node;		/* rs_mr_tree, rs_mr_lock */
 	u32			r_key;		/* the rkey: the cookie's low half */
 	bool			r_use_once;	/* RDS_RDMA_USE_ONCE */
@@ -608,12 +646,14 @@ struct rds_transport {
 	 * xmit_rdma, xmit_atomic: post the RDMA or atomic operation of @rm,
 	 * ahead of its RDS header (as in-tree: the data moves first, the
 	 * message that announces it follows on the same path).  Like xmit:
-	 * 0 when posted, -EAGAIN when the send ring or the credits are full
+	 * 0 when the transport took the operation (posted it, or reported
+	 * it failed), -EAGAIN when the send ring or the credits are full
 	 * (the transport queues send work once there is room: never spin),
-	 * another error brings the path down.  The transport holds a
-	 * message reference for each work request in flight and reports
-	 * the operation's local completion, an RDS_RDMA_* status of the
-	 * uapi, with rds_rdma_op_done(), from any context.
+	 * another error, with nothing posted, brings the path down and the
+	 * operation is tried again on the next connection.  The transport
+	 * holds a message reference for each work request in flight and
+	 * reports the operation's local completion, an RDS_RDMA_* status of
+	 * the uapi, with rds_rdma_op_done(), once, from any context.
 	 */
 	int (*mr_register)(struct net *net, const struct in6_addr *laddr,
 			   u32 scope_id, struct rds_mr *mr);

@@ -244,7 +244,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 
 	if (!list_empty(&rs->rs_recv_queue) ||
-	    !list_empty_careful(&rs->rs_zcopy_queue))
+	    !list_empty_careful(&rs->rs_zcopy_queue) ||
+	    !list_empty_careful(&rs->rs_notify_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rds_send_has_room(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -329,6 +330,7 @@ static void rds_sock_init(struct rds_sock *rs)
 	spin_lock_init(&rs->rs_recv_lock);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_zcopy_queue);
+	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	INIT_LIST_HEAD(&rs->rs_item);
 	spin_lock_init(&rs->rs_mr_lock);
 	rs->rs_mr_tree = RB_ROOT;

@@ -8,6 +8,7 @@
 #include <net/checksum.h>
 
 #include "message.h"
+#include "rdma.h"
 #include "recv.h"
 #include "socket.h"
 
@@ -45,6 +46,8 @@ static void rds_message_free(struct rds_message *rm)
 	kfree(rm->m_sg);
 	if (rm->m_zcopy)
 		rds_message_zcopy_free(rm->m_zcopy);
+	if (rm->m_rdma)
+		rds_rdma_op_free(rm->m_rdma);
 	kfree(rm);
 }
 

@@ -11,8 +11,10 @@
  */
 #include <linux/mm.h>
 #include <linux/rbtree.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "rdma.h"
 #include "transports.h"
@@ -32,11 +34,10 @@ static unsigned int rds_mr_vec_pages(const struct rds_iovec *vec)
 
 /* The last reference: the device lets go of the pages before they are
  * unpinned, so no DMA can reach a page after it went back to its owner.
- * A device that had them may have written them.
+ * A device that had them may have written them.  Process context.
  */
-static void rds_mr_free(struct kref *kref)
+static void rds_mr_destroy(struct rds_mr *mr)
 {
-	struct rds_mr *mr = container_of(kref, struct rds_mr, r_kref);
 	bool mapped = mr->r_trans;
 
 	if (mapped) {
@@ -46,6 +47,27 @@ static void rds_mr_free(struct kref *kref)
 	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, mapped);
 	kfree(mr->r_pages);
 	kfree(mr);
+}
+
+static void rds_mr_free_work(struct work_struct *work)
+{
+	rds_mr_destroy(container_of(work, struct rds_mr, r_free_work));
+}
+
+/* A peer's use-once (RDS_EXTHDR_RDMA) may drop the last reference in
+ * softirq; the transport's release sleeps.  rds_wq is flushed before
+ * rds.ko goes, and the MR pins its transport's module.
+ */
+static void rds_mr_free(struct kref *kref)
+{
+	struct rds_mr *mr = container_of(kref, struct rds_mr, r_kref);
+
+	if (preemptible()) {
+		rds_mr_destroy(mr);
+		return;
+	}
+	INIT_WORK(&mr->r_free_work, rds_mr_free_work);
+	queue_work(rds_wq, &mr->r_free_work);
 }
 
 static void rds_mr_put(struct rds_mr *mr)
@@ -114,10 +136,11 @@ static struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 key)
 static bool rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
 {
 	struct rb_node **link = &rs->rs_mr_tree.rb_node, *parent = NULL;
+	unsigned long flags;
 	struct rds_mr *cur;
 	bool ok = true;
 
-	spin_lock(&rs->rs_mr_lock);
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	while (*link) {
 		parent = *link;
 		cur = rb_entry(parent, struct rds_mr, r_node);
@@ -134,7 +157,7 @@ static bool rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
 		rb_link_node(&mr->r_node, parent, link);
 		rb_insert_color(&mr->r_node, &rs->rs_mr_tree);
 	}
-	spin_unlock(&rs->rs_mr_lock);
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 	return ok;
 }
 
@@ -177,11 +200,13 @@ static int rds_mr_register(struct rds_sock *rs, struct rds_mr *mr)
  * the same errno.  The cookie goes to the user last: a region nobody was
  * told about is taken back.
  */
-int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args)
+int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
+		    rds_rdma_cookie_t *cookie_ret)
 {
 	u64 __user *cookie_addr = u64_to_user_ptr(args->cookie_addr);
 	u64 end = args->vec.addr + args->vec.bytes;
 	rds_rdma_cookie_t cookie;
+	unsigned long flags;
 	unsigned int npages;
 	struct rds_mr *mr;
 	int ret;
@@ -210,11 +235,13 @@ int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args)
 
 	cookie = rds_rdma_make_cookie(mr->r_key, args->vec.addr & ~PAGE_MASK);
 	if (cookie_addr && put_user(cookie, cookie_addr)) {
-		spin_lock(&rs->rs_mr_lock);
+		spin_lock_irqsave(&rs->rs_mr_lock, flags);
 		rds_mr_unlink(rs, mr);
-		spin_unlock(&rs->rs_mr_lock);
+		spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 		rds_mr_put(mr);
 		ret = -EFAULT;
+	} else if (cookie_ret) {
+		*cookie_ret = cookie;
 	}
 out_put:
 	rds_mr_put(mr);
@@ -228,6 +255,7 @@ out_put:
 int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 {
 	struct rds_transport *trans = rs->rs_transport;
+	unsigned long flags;
 	struct rds_mr *mr;
 
 	if (!args->cookie) {
@@ -237,14 +265,14 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 		return 0;
 	}
 
-	spin_lock(&rs->rs_mr_lock);
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	mr = rds_mr_find(rs, rds_rdma_cookie_key(args->cookie));
 	if (mr) {
 		rds_mr_unlink(rs, mr);
 		if (args->flags & RDS_RDMA_INVALIDATE)
 			mr->r_invalidate = true;
 	}
-	spin_unlock(&rs->rs_mr_lock);
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 	if (!mr)
 		return -EINVAL;
 	rds_mr_put(mr);
@@ -255,16 +283,266 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 void rds_rdma_drop_mrs(struct rds_sock *rs)
 {
 	struct rb_node *node;
+	unsigned long flags;
 	struct rds_mr *mr;
 
-	spin_lock(&rs->rs_mr_lock);
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	while ((node = rb_first(&rs->rs_mr_tree))) {
 		mr = rb_entry(node, struct rds_mr, r_node);
 		rds_mr_unlink(rs, mr);
-		spin_unlock(&rs->rs_mr_lock);
+		spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 		rds_mr_put(mr);
 		cond_resched();
-		spin_lock(&rs->rs_mr_lock);
+		spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	}
-	spin_unlock(&rs->rs_mr_lock);
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+}
+
+bool rds_rdma_have_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)
+{
+	unsigned long flags;
+	bool found;
+
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
+	found = rds_mr_find(rs, rds_rdma_cookie_key(cookie));
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+	return found;
+}
+
+/* As in-tree: the peer's RDMA is done with a use-once region, which goes
+ * as if freed with RDS_RDMA_INVALIDATE; any other stays.
+ */
+void rds_rdma_unuse(struct rds_sock *rs, u32 key)
+{
+	unsigned long flags;
+	struct rds_mr *mr;
+
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
+	mr = rds_mr_find(rs, key);
+	if (mr && mr->r_use_once) {
+		rds_mr_unlink(rs, mr);
+		mr->r_invalidate = true;
+	} else {
+		mr = NULL;
+	}
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+	if (mr)
+		rds_mr_put(mr);
+}
+
+/* ---- RDMA operations (RDS_CMSG_RDMA_ARGS) ----------------------------- */
+
+/* What in-tree's limits come to: at most UIO_MAXIOV local vectors
+ * (EMSGSIZE), none empty or wrapping (EINVAL), and here at most a
+ * message's worth of bytes in all (EMSGSIZE), which bounds what one
+ * sendmsg pins.  The remote range must hold them all (EINVAL).
+ */
+static int rds_rdma_op_vecs(const struct rds_rdma_args *args,
+			    struct rds_iovec *vecs, unsigned int *npages,
+			    u32 *bytes)
+{
+	const struct rds_iovec __user *uvecs =
+		u64_to_user_ptr(args->local_vec_addr);
+	unsigned int i, pages = 0;
+	u64 total = 0;
+
+	if (copy_from_user(vecs, uvecs, args->nr_local * sizeof(*vecs)))
+		return -EFAULT;
+	for (i = 0; i < args->nr_local; i++) {
+		unsigned int n = rds_mr_vec_pages(&vecs[i]);
+
+		if (!n)
+			return -EINVAL;
+		total += vecs[i].bytes;
+		if (total > RDS_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+		pages += n;
+	}
+	if (args->remote_vec.bytes < total)
+		return -EINVAL;
+	*npages = pages;
+	*bytes = total;
+	return 0;
+}
+
+/* A READ writes the local pages: they are pinned for writing. */
+static int rds_rdma_op_pin(struct rds_rdma_op *op,
+			   const struct rds_iovec *vecs, unsigned int nr)
+{
+	unsigned int gup = FOLL_LONGTERM | (op->op_write ? 0 : FOLL_WRITE);
+	unsigned int i, j, n;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		u64 addr = vecs[i].addr, left = vecs[i].bytes;
+
+		n = rds_mr_vec_pages(&vecs[i]);
+		ret = pin_user_pages_fast(addr & PAGE_MASK, n, gup,
+					  op->op_pages + op->op_npages);
+		if (ret > 0)
+			op->op_npages += ret;
+		if (ret < 0)
+			return ret;
+		if (ret < n)
+			return -EFAULT;
+		for (j = 0; j < n; j++) {
+			unsigned int off = offset_in_page(addr);
+			unsigned int len = min_t(u64, left, PAGE_SIZE - off);
+
+			sg_set_page(&op->op_sg[op->op_nents++],
+				    op->op_pages[op->op_npages - n + j], len,
+				    off);
+			addr += len;
+			left -= len;
+		}
+	}
+	sg_mark_end(&op->op_sg[op->op_nents - 1]);
+	return 0;
+}
+
+static void rds_rdma_op_release(struct rds_rdma_op *op)
+{
+	struct rds_rdma_notifier *n = xchg(&op->op_notifier, NULL);
+
+	if (n) {
+		sock_put(rds_rs_to_sk(n->n_rs));
+		kfree(n);
+	}
+	WARN_ON_ONCE(op->op_trans_private);
+	unpin_user_pages_dirty_lock(op->op_pages, op->op_npages,
+				    op->op_posted && !op->op_write);
+	kfree(op->op_pages);
+	kfree(op->op_sg);
+	kfree(op);
+}
+
+static void rds_rdma_op_free_work(struct work_struct *work)
+{
+	rds_rdma_op_release(container_of(work, struct rds_rdma_op,
+					 op_free_work));
+}
+
+/* Dirtying a page may sleep: from softirq (an ack, a completion) or
+ * under a lock the pages are let go of by a work item on rds_wq, flushed
+ * before rds.ko unloads.
+ */
+void rds_rdma_op_free(struct rds_rdma_op *op)
+{
+	if (preemptible()) {
+		rds_rdma_op_release(op);
+		return;
+	}
+	INIT_WORK(&op->op_free_work, rds_rdma_op_free_work);
+	queue_work(rds_wq, &op->op_free_work);
+}
+
+struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
+				      const struct rds_rdma_args *args)
+{
+	struct rds_iovec *vecs;
+	struct rds_rdma_op *op;
+	unsigned int npages;
+	u32 bytes;
+	int ret;
+
+	if (!args->nr_local)
+		return ERR_PTR(-EINVAL);
+	if (args->nr_local > UIO_MAXIOV)
+		return ERR_PTR(-EMSGSIZE);
+	vecs = kcalloc(args->nr_local, sizeof(*vecs), GFP_KERNEL);
+	if (!vecs)
+		return ERR_PTR(-ENOMEM);
+	ret = rds_rdma_op_vecs(args, vecs, &npages, &bytes);
+	if (ret)
+		goto out_vecs;
+
+	ret = -ENOMEM;
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		goto out_vecs;
+	op->op_pages = kcalloc(npages, sizeof(*op->op_pages), GFP_KERNEL);
+	op->op_sg = kcalloc(npages, sizeof(*op->op_sg), GFP_KERNEL);
+	if (!op->op_pages || !op->op_sg)
+		goto out_op;
+	sg_init_table(op->op_sg, npages);
+	op->op_write = args->flags & RDS_RDMA_READWRITE;
+	op->op_fence = args->flags & RDS_RDMA_FENCE;
+	op->op_notify = args->flags & RDS_RDMA_NOTIFY_ME;
+	op->op_silent = args->flags & RDS_RDMA_SILENT;
+	op->op_rkey = rds_rdma_cookie_key(args->cookie);
+	op->op_remote_addr = args->remote_vec.addr +
+			     rds_rdma_cookie_offset(args->cookie);
+	op->op_bytes = bytes;
+	if (op->op_notify || rs->rs_recverr) {
+		op->op_notifier = kzalloc(sizeof(*op->op_notifier), GFP_KERNEL);
+		if (!op->op_notifier)
+			goto out_op;
+		op->op_notifier->n_user_token = args->user_token;
+		op->op_notifier->n_errors_only = !op->op_notify;
+		sock_hold(rds_rs_to_sk(rs));
+		op->op_notifier->n_rs = rs;
+	}
+	ret = rds_rdma_op_pin(op, vecs, args->nr_local);
+	if (ret)
+		goto out_op;
+	kfree(vecs);
+	return op;
+
+out_op:
+	rds_rdma_op_release(op);
+out_vecs:
+	kfree(vecs);
+	return ERR_PTR(ret);
+}
+
+/* The one who takes the notifier queues it; a socket that is closing
+ * gets nothing.  Any context.
+ */
+void rds_rdma_notify(struct rds_rdma_op *op, int status)
+{
+	struct rds_rdma_notifier *n;
+	struct rds_sock *rs;
+	unsigned long flags;
+	bool queued = false;
+
+	if (!READ_ONCE(op->op_notifier))
+		return;
+	/* SO_RECVERR alone: only failures are worth a status. */
+	if (status == RDS_RDMA_SUCCESS && op->op_notifier->n_errors_only)
+		return;
+	n = xchg(&op->op_notifier, NULL);
+	if (!n)
+		return;
+	rs = n->n_rs;
+	n->n_status = status;
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	if (!sock_flag(rds_rs_to_sk(rs), SOCK_DEAD)) {
+		list_add_tail(&n->n_item, &rs->rs_notify_queue);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	if (queued)
+		rds_wake_sk_sleep(rs);
+	else
+		kfree(n);
+	sock_put(rds_rs_to_sk(rs));
+}
+
+void rds_rdma_op_done(struct rds_message *rm, int status)
+{
+	rds_rdma_notify(rm->m_rdma, status);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_op_done);
+
+void rds_rdma_clear_notify(struct rds_sock *rs)
+{
+	struct rds_rdma_notifier *n, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&rs->rs_recv_lock, flags);
+	list_splice_init(&rs->rs_notify_queue, &list);
+	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+	list_for_each_entry_safe(n, tmp, &list, n_item)
+		kfree(n);
 }

@@ -37,6 +37,7 @@
 #include "control.h"
 #include "send.h"
 #include "message.h"
+#include "rdma.h"
 
 /* Receive path trace points (SO_RDS_MSG_RXPATH_LATENCY), in local_clock()
  * ns: i_rx_lat_trace[HDR_TO_DGRAM_START] when the transport started the
@@ -219,6 +220,35 @@ static void rds_recv_ping(struct rds_conn_path *cp, struct rds_incoming *inc)
 		rds_control_pong(cp, sport, probe);
 }
 
+/* The RDMA extension headers, as in-tree: RDS_EXTHDR_RDMA says the
+ * sender's RDMA operation on one of our regions is done (a use-once
+ * region goes), RDS_EXTHDR_RDMA_DEST names a region of the sender's for
+ * us to use (the reader gets it as RDS_CMSG_RDMA_DEST).
+ */
+static void rds_recv_exthdrs(struct rds_sock *rs, struct rds_incoming *inc)
+{
+	unsigned int pos = 0, len;
+	__be32 buf[2];
+	int type;
+
+	for (;;) {
+		len = sizeof(buf);
+		type = rds_message_next_extension(&inc->i_hdr, &pos, buf, &len);
+		switch (type) {
+		case RDS_EXTHDR_NONE:
+			return;
+		case RDS_EXTHDR_RDMA:
+			rds_rdma_unuse(rs, be32_to_cpu(buf[0]));
+			break;
+		case RDS_EXTHDR_RDMA_DEST:
+			inc->i_rdma_cookie =
+				rds_rdma_make_cookie(be32_to_cpu(buf[0]),
+						     be32_to_cpu(buf[1]));
+			break;
+		}
+	}
+}
+
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		       const struct in6_addr *daddr, struct rds_incoming *inc,
 		       gfp_t gfp)
@@ -275,6 +305,7 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		rds_stats_inc(RDS_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
+	rds_recv_exthdrs(rs, inc);
 	rds_recv_queue(rs, conn, inc);
 	sock_put(rds_rs_to_sk(rs));
 }
@@ -343,6 +374,7 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 	}
 	list_for_each_entry_safe(z, ztmp, &zlist, z_item)
 		kfree(z);
+	rds_rdma_clear_notify(rs);
 }
 
 /* ---- MSG_ZEROCOPY completions ----------------------------------------- */
@@ -410,7 +442,50 @@ static bool rds_recv_zcopy_cookies(struct rds_sock *rs, struct msghdr *msg)
 static bool rds_recv_ready(struct rds_sock *rs)
 {
 	return !list_empty(&rs->rs_recv_queue) ||
+	       !list_empty_careful(&rs->rs_notify_queue) ||
 	       READ_ONCE(rs->rs_cong_notify);
+}
+
+/* As in-tree: queued RDMA statuses come before any data, as many
+ * RDS_CMSG_RDMA_STATUS as the control buffer has room for and at least
+ * one (truncated, MSG_CTRUNC, when there is no room at all).  Returns 1
+ * when there was none.
+ */
+static int rds_recv_notify(struct rds_sock *rs, struct msghdr *msg)
+{
+	struct rds_rdma_notifier *n;
+	struct rds_rdma_notify cm;
+	unsigned long flags;
+	size_t max = 1;
+	int ret = 1;
+
+	if (list_empty_careful(&rs->rs_notify_queue))
+		return 1;
+	if (msg->msg_control && msg->msg_controllen > CMSG_SPACE(sizeof(cm)))
+		max = msg->msg_controllen / CMSG_SPACE(sizeof(cm));
+	while (max--) {
+		spin_lock_irqsave(&rs->rs_recv_lock, flags);
+		n = list_first_entry_or_null(&rs->rs_notify_queue,
+					     struct rds_rdma_notifier, n_item);
+		if (n)
+			list_del_init(&n->n_item);
+		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+		if (!n)
+			break;
+		memset(&cm, 0, sizeof(cm));
+		cm.user_token = n->n_user_token;
+		cm.status = n->n_status;
+		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_STATUS, sizeof(cm),
+			       &cm);
+		if (ret) {
+			spin_lock_irqsave(&rs->rs_recv_lock, flags);
+			list_add(&n->n_item, &rs->rs_notify_queue);
+			spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
+			return ret;
+		}
+		kfree(n);
+	}
+	return ret;
 }
 
 /* RDS_CONG_MONITOR: report the ports that opened up since the last call.
@@ -596,6 +671,9 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	left = timeo;
 	for (;;) {
+		ret = rds_recv_notify(rs, msg);
+		if (ret <= 0)
+			return ret;
 		ret = rds_recv_cong_notify(rs, msg);
 		if (ret <= 0)
 			return ret;

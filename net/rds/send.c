@@ -20,6 +20,7 @@
 #include "control.h"
 #include "info.h"
 #include "message.h"
+#include "rdma.h"
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
@@ -42,11 +43,23 @@ struct rds_send_dest {
 
 /* ---- Completion ------------------------------------------------------- */
 
+/* The message is done with (@status: acknowledged, or why not): its RDMA
+ * operation's status goes to the sender now unless the transport reports
+ * it, which it does for every operation it took when asked to notify.
+ */
+static void rds_send_rdma_status(struct rds_message *rm, int status)
+{
+	struct rds_rdma_op *op = rm->m_rdma;
+
+	if (op && (!READ_ONCE(op->op_posted) || !op->op_notify))
+		rds_rdma_notify(op, status);
+}
+
 /* Gives the socket its buffer space back and lets go of it.  m_rs_lock
  * makes the ack path and rds_send_drop_to() agree on who drops the sock
  * reference m_rs holds.
  */
-static void rds_send_remove_from_sock(struct rds_message *rm)
+static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 {
 	struct rds_sock *rs;
 	bool on_sock = false;
@@ -67,6 +80,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm)
 	spin_unlock_irqrestore(&rm->m_rs_lock, flags);
 	if (!rs)
 		return;
+	rds_send_rdma_status(rm, status);
 	if (on_sock)
 		rds_message_put(rm);
 	rds_wake_sk_sleep(rs);
@@ -74,7 +88,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm)
 }
 
 /* @list holds messages taken off a path, RDS_MSG_ON_CONN already clear. */
-static void rds_send_complete(struct list_head *list)
+static void rds_send_complete(struct list_head *list, int status)
 {
 	struct rds_message *rm, *tmp;
 
@@ -83,7 +97,7 @@ static void rds_send_complete(struct list_head *list)
 		if (test_bit(RDS_MSG_CONTROL, &rm->m_flags))
 			rds_control_done(rm);
 		else
-			rds_send_remove_from_sock(rm);
+			rds_send_remove_from_sock(rm, status);
 		rds_message_put(rm);
 	}
 }
@@ -112,17 +126,24 @@ void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
 	if (!nr)
 		return;
 	rds_stats_add(RDS_STAT_SEND_DROP_ACKED, nr);
-	rds_send_complete(&acked);
+	rds_send_complete(&acked, RDS_RDMA_SUCCESS);
 }
 EXPORT_SYMBOL_GPL(rds_send_path_drop_acked);
 
 /* Called with RDS_IN_XMIT held and the transport shut down: what was sent
- * and not acknowledged goes out again first, in its old order.
+ * and not acknowledged goes out again first, in its old order.  As
+ * in-tree, a message whose RDMA operation went out never does: the
+ * operation is not repeated (a READ or WRITE may have happened, a
+ * use-once region of the peer's may be gone), and its header alone
+ * would announce something that did not happen on this connection.  It
+ * is dropped, and its sender told RDS_RDMA_CANCELED if nobody told it
+ * anything yet.
  */
 void rds_send_path_reset(struct rds_conn_path *cp)
 {
-	struct rds_message *rm;
+	struct rds_message *rm, *tmp;
 	unsigned long flags;
+	LIST_HEAD(dropped);
 
 	if (cp->cp_xmit_rm) {
 		rds_message_put(cp->cp_xmit_rm);
@@ -131,10 +152,19 @@ void rds_send_path_reset(struct rds_conn_path *cp)
 	cp->cp_xmit_pos = 0;
 
 	spin_lock_irqsave(&cp->cp_lock, flags);
-	list_for_each_entry(rm, &cp->cp_retrans, m_conn_item)
+	list_for_each_entry_safe(rm, tmp, &cp->cp_retrans, m_conn_item) {
+		if (rm->m_rdma && rm->m_rdma->op_posted) {
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			list_move_tail(&rm->m_conn_item, &dropped);
+			continue;
+		}
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+	}
 	list_splice_init(&cp->cp_retrans, &cp->cp_send_queue);
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	list_for_each_entry(rm, &dropped, m_conn_item)
+		rds_rdma_notify(rm->m_rdma, RDS_RDMA_CANCELED);
+	rds_send_complete(&dropped, RDS_RDMA_CANCELED);
 }
 
 /* The connection is going away: its messages will never be delivered. */
@@ -150,7 +180,7 @@ void rds_send_path_purge(struct rds_conn_path *cp)
 	list_for_each_entry(rm, &list, m_conn_item)
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
-	rds_send_complete(&list);
+	rds_send_complete(&list, RDS_RDMA_CANCELED);
 }
 
 /* RDS_CANCEL_SENT_TO and release.  The messages leave the socket first,
@@ -196,6 +226,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 			socks++;
 		}
 		spin_unlock_irqrestore(&rm->m_rs_lock, flags);
+		rds_send_rdma_status(rm, RDS_RDMA_CANCELED);
 	}
 	rcu_read_unlock();
 
@@ -281,6 +312,13 @@ static int rds_send_xmit_one(struct rds_conn_path *cp)
 			return RDS_XMIT_EMPTY;
 		cp->cp_xmit_rm = rm;
 		cp->cp_xmit_pos = 0;
+	}
+	/* The data moves before the header that announces it. */
+	if (rm->m_rdma && !rm->m_rdma->op_posted) {
+		ret = cp->cp_conn->c_trans->xmit_rdma(cp, rm);
+		if (ret)
+			return ret;
+		WRITE_ONCE(rm->m_rdma->op_posted, true);
 	}
 	ret = cp->cp_conn->c_trans->xmit(cp, rm, &cp->cp_xmit_pos);
 	if (ret)
@@ -449,27 +487,32 @@ static int rds_send_parse_name(struct msghdr *msg, struct rds_send_dest *dst)
 	return -EINVAL;
 }
 
-/* An RDMA request in-tree would go on to map: big enough, with local
- * buffers to name.
- */
-static bool rds_send_rdma_args_ok(const struct cmsghdr *cmsg)
-{
-	const struct rds_rdma_args *args = CMSG_DATA(cmsg);
+/* What the SOL_RDS cmsgs of a sendmsg ask for. */
+struct rds_send_cmsgs {
+	const struct rds_rdma_args	*rdma;		/* RDS_CMSG_RDMA_ARGS */
+	const struct rds_get_mr_args	*map;		/* RDS_CMSG_RDMA_MAP */
+	bool				have_dest;	/* RDS_CMSG_RDMA_DEST */
+	rds_rdma_cookie_t		dest;
+	bool				atomic;
+	bool				have_cookie;	/* RDS_CMSG_ZCOPY_COOKIE */
+	u32				cookie;
+};
 
-	return cmsg->cmsg_len >= CMSG_LEN(sizeof(*args)) && args->nr_local;
-}
-
-/* No transport does RDMA operations yet.  As in-tree on a transport
- * without them: malformed RDMA and atomic requests are invalid, well-formed
- * ones are not supported.  Of the rest only the zerocopy cookie is ours: as
- * in-tree, MSG_ZEROCOPY needs a cookie, and a cookie needs a zerocopy send
- * (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
+/* As in-tree: a malformed request is invalid whatever the transport; a
+ * well-formed RDMA or atomic one on a transport without them (TCP,
+ * loopback) is not supported.  Atomics are not supported anywhere yet.
+ * One of each RDMA cmsg at most.  As in-tree, MSG_ZEROCOPY needs a
+ * cookie, and a cookie needs a zerocopy send (@zcopy: MSG_ZEROCOPY with
+ * SO_ZEROCOPY).
  */
-static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
+static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy,
+				const struct rds_transport *trans,
+				struct rds_send_cmsgs *c)
 {
-	bool have_cookie = false, unsupported = false;
+	bool unsupported = false;
 	struct cmsghdr *cmsg;
 
+	memset(c, 0, sizeof(*c));
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
 			return -EINVAL;
@@ -477,9 +520,14 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 			continue;
 		switch (cmsg->cmsg_type) {
 		case RDS_CMSG_RDMA_ARGS:
-			if (!rds_send_rdma_args_ok(cmsg))
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(*c->rdma)) ||
+			    c->rdma)
 				return -EINVAL;
-			unsupported = true;
+			c->rdma = CMSG_DATA(cmsg);
+			if (!c->rdma->nr_local)
+				return -EINVAL;
+			if (!trans->xmit_rdma)
+				unsupported = true;
 			continue;
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_ATOMIC_CSWP:
@@ -487,25 +535,94 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy, u32 *cookie)
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_atomic_args)))
 				return -EINVAL;
+			c->atomic = true;
 			unsupported = true;
 			continue;
 		case RDS_CMSG_RDMA_MAP:
-			/* In-tree asks the transport to map it. */
-			unsupported = true;
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(*c->map)) ||
+			    c->map || c->have_dest)
+				return -EINVAL;
+			c->map = CMSG_DATA(cmsg);
+			if (!trans->mr_register)
+				unsupported = true;
+			continue;
+		case RDS_CMSG_RDMA_DEST:
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(c->dest)) ||
+			    c->map || c->have_dest)
+				return -EINVAL;
+			memcpy(&c->dest, CMSG_DATA(cmsg), sizeof(c->dest));
+			c->have_dest = true;
 			continue;
 		case RDS_CMSG_ZCOPY_COOKIE:
 			break;
 		default:
-			return -EINVAL;	/* RDMA_DEST too, until RDMA ops carry it */
-		}
-		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*cookie)) || !zcopy)
 			return -EINVAL;
-		memcpy(cookie, CMSG_DATA(cmsg), sizeof(*cookie));
-		have_cookie = true;
+		}
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(c->cookie)) || !zcopy)
+			return -EINVAL;
+		memcpy(&c->cookie, CMSG_DATA(cmsg), sizeof(c->cookie));
+		c->have_cookie = true;
 	}
-	if ((msg->msg_flags & MSG_ZEROCOPY) && !have_cookie)
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !c->have_cookie)
 		return -EINVAL;
 	return unsupported ? -EOPNOTSUPP : 0;
+}
+
+static int rds_send_add_ext(struct rds_message *rm, unsigned int type,
+			    const void *data, unsigned int len)
+{
+	int ret = rds_message_add_extension(&rm->m_inc.i_hdr, type, data, len);
+
+	return ret == -ENOSPC ? -EMSGSIZE : ret;
+}
+
+/* The RDMA side of a message: its operation, pinned, announced by
+ * RDS_EXTHDR_RDMA; the region for the peer (RDMA_DEST, or RDMA_MAP
+ * registering it first) in RDS_EXTHDR_RDMA_DEST.  In-tree's errnos: a
+ * region this socket does not have is EINVAL.
+ */
+static int rds_send_rdma(struct rds_sock *rs, struct rds_message *rm,
+			 const struct rds_send_cmsgs *c)
+{
+	rds_rdma_cookie_t cookie = c->dest;
+	__be32 ext[2];
+	int ret;
+
+	if (c->map) {
+		struct sock *sk = rds_rs_to_sk(rs);
+
+		lock_sock(sk);
+		ret = rds_rdma_get_mr(rs, c->map, &cookie);
+		release_sock(sk);
+		if (ret)
+			return ret;
+	} else if (c->have_dest && !rds_rdma_have_mr(rs, cookie)) {
+		return -EINVAL;
+	}
+	if (c->map || c->have_dest) {
+		ext[0] = cpu_to_be32(rds_rdma_cookie_key(cookie));
+		ext[1] = cpu_to_be32(rds_rdma_cookie_offset(cookie));
+		ret = rds_send_add_ext(rm, RDS_EXTHDR_RDMA_DEST, ext,
+				       sizeof(ext));
+		if (ret)
+			return ret;
+		rm->m_rdma_cookie = cookie;
+	}
+	if (c->rdma) {
+		struct rds_rdma_op *op = rds_rdma_op_build(rs, c->rdma);
+
+		if (IS_ERR(op))
+			return PTR_ERR(op);
+		rm->m_rdma = op;
+		/* Its pages stay pinned until the peer acknowledges it. */
+		set_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags);
+		ext[0] = cpu_to_be32(op->op_rkey);
+		ret = rds_send_add_ext(rm, RDS_EXTHDR_RDMA, ext,
+				       sizeof(ext[0]));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* The message to send, its payload copied or (zerocopy) pinned. */
@@ -716,7 +833,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_send_dest dst;
 	struct rds_conn_path *cp;
 	struct rds_message *rm;
-	u32 cookie = 0;
+	struct rds_send_cmsgs c;
 	u8 tos;
 	int ret;
 
@@ -730,19 +847,27 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	/* As in-tree: loopback copies anyway, so it refuses to pretend. */
 	if (zcopy && trans->t_type != RDS_TRANS_TCP)
 		return -EOPNOTSUPP;
-	ret = rds_send_parse_cmsgs(msg, zcopy, &cookie);
+	ret = rds_send_parse_cmsgs(msg, zcopy, trans, &c);
 	if (ret)
 		return ret;
 
-	rm = rds_send_build(rs, msg, payload_len, zcopy, cookie);
+	rm = rds_send_build(rs, msg, payload_len, zcopy, c.cookie);
 	if (IS_ERR(rm))
 		return PTR_ERR(rm);
 	rm->m_daddr = dst.addr;
+	ret = rds_send_rdma(rs, rm, &c);
+	if (ret)
+		goto put_rm;
 
 	conn = rds_send_get_conn(rs, &bound, &dst, trans, tos);
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
 		goto put_rm;
+	}
+	/* As in-tree: the connection's transport may be loopback's. */
+	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
+		ret = -EOPNOTSUPP;
+		goto put_conn;
 	}
 	ret = rds_cong_wait(conn, dst.port, nonblock, rs);
 	if (ret)

@@ -37,8 +37,10 @@ struct rds_bind_key {
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
- *    rs_rcv_mem, rs_congested, rs_cong_map and rs_zcopy_queue (the
- *    completions of MSG_ZEROCOPY sends, reported by recvmsg).  The bind
+ *    rs_rcv_mem, rs_congested, rs_cong_map, rs_zcopy_queue (the
+ *    completions of MSG_ZEROCOPY sends, reported by recvmsg) and
+ *    rs_notify_queue (the statuses of RDMA operations, struct
+ *    rds_rdma_notifier, reported by recvmsg as RDS_CMSG_RDMA_STATUS).  The bind
  *    table lookup that precedes queueing runs under RCU; SOCK_DEAD, set
  *    by release before it empties the queues, is tested under
  *    rs_recv_lock so nothing is queued after that.
@@ -49,7 +51,8 @@ struct rds_bind_key {
  *  - rs_conn holds a c_ref reference (a cache of the last destination).
  *  - rs_cong_map holds an m_ref reference on the map in which our port is
  *    marked congested, from marking until the bit is cleared.
- *  - rs_mr_lock (spinlock, a leaf; process context only so far) protects
+ *  - rs_mr_lock (spinlock, a leaf, taken with IRQs off: a peer's
+ *    RDS_EXTHDR_RDMA releases use-once regions from softirq) protects
  *    rs_mr_tree, the socket's memory regions by key, each holding a
  *    reference on its struct rds_mr (see net/rds/rdma.c).  Registering
  *    and freeing also hold lock_sock(); release empties the tree.
@@ -84,6 +87,7 @@ struct rds_sock {
 	bool			rs_congested;	/* our port marked in the map */
 	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
 	struct list_head	rs_zcopy_queue;	/* struct rds_zcopy, sent */
+	struct list_head	rs_notify_queue; /* struct rds_rdma_notifier */
 
 	bool			rs_recverr;
 	u8			rs_tos;

@@ -97,7 +97,7 @@ static int rds_get_mr(struct rds_sock *rs, sockptr_t optval,
 		return -EINVAL;
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
-	return rds_rdma_get_mr(rs, &args);
+	return rds_rdma_get_mr(rs, &args, NULL);
 }
 
 /* In-tree registers on the device of the bound address, whatever the
@@ -117,7 +117,7 @@ static int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 	args.vec = dargs.vec;
 	args.cookie_addr = dargs.cookie_addr;
 	args.flags = dargs.flags;
-	return rds_rdma_get_mr(rs, &args);
+	return rds_rdma_get_mr(rs, &args, NULL);
 }
 
 static int rds_free_mr(struct rds_sock *rs, sockptr_t optval,

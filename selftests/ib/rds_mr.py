@@ -213,7 +213,7 @@ def case_errnos(addr, peer):
     print("...which its own socket frees")
     other.close()
 
-    # Send side, unchanged by this slice: a short RDMA_ARGS cmsg.
+    # Send side (test_ib_rdma.sh has the rest): a short RDMA_ARGS cmsg.
     expect_errno("RDMA_ARGS cmsg shorter than the struct", errno.EINVAL,
                  s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS, bytes(8))],
                  0, (peer, 4001))

@@ -28,6 +28,7 @@ static int rds_ib_add_one(struct ib_device *dev)
 	spin_lock_init(&rdev->rd_lock);
 	INIT_LIST_HEAD(&rdev->rd_conns);
 	INIT_LIST_HEAD(&rdev->rd_mrs);
+	INIT_LIST_HEAD(&rdev->rd_mr_pending);
 	rdev->rd_max_sge = dev->attrs.max_send_sge;
 	rdev->rd_max_wr = dev->attrs.max_qp_wr;
 
@@ -68,10 +69,13 @@ static void rds_ib_remove_one(struct ib_device *dev, void *client_data)
 	list_for_each_entry(ic, &rdev->rd_conns, i_dev_item)
 		rds_conn_path_error(ic->i_cp, "RDMA device removed");
 	spin_unlock_irqrestore(&rdev->rd_lock, flags);
-	rds_ib_mr_device_remove(rdev);
 
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->rd_released);
+	/* Only now: no queue pair is left with a registration of a region
+	 * in flight, or an RDMA operation into one.
+	 */
+	rds_ib_mr_device_remove(rdev);
 	ib_dealloc_pd(rdev->rd_pd);
 	kfree(rdev);
 }

@@ -18,6 +18,8 @@
  *       -> rds_ib_req_sem (read: a connect request being handled)
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
  *           -> rds_ib_devices_mutex -> rd_lock
+ *   rds_ib_mr_mutex (mr.c: registration, release, device removal)
+ *     -> rd_lock
  * Our event handler never takes cp_cm_lock, so shutdown may destroy an id
  * while holding it (in-tree 6.1 takes its connection mutex in the handler
  * and lockdep reports the cycle).
@@ -42,6 +44,8 @@
 /* Consumer reject data (a host-order int): "incompatible", or a race. */
 #define RDS_RDMA_REJ_INCOMPAT	1
 #define RDS_IB_RESOLVE_MS	5000
+/* Scatter entries per RDMA READ or WRITE work request, at most. */
+#define RDS_IB_MAX_SGE		32
 
 /* Defaults of the sysctls, as in-tree. */
 #define RDS_IB_DEFAULT_SEND_WR		256
@@ -85,19 +89,24 @@ union rds_ib_conn_priv {
 	struct rds6_ib_connect_private	ricp_v6;
 };
 
+struct rds_ib_mr;
+
 /* An RDMA device we may use, one per ib_device (the ib_client's data).
  *
  * Lifetime: rd_ref.  The device list holds one from add until remove;
  * every path with a queue pair on the device holds one, and so does a
  * memory region being registered, until it is on rd_mrs.  Remove takes
- * the device off the list, makes every path on it fail, unmaps every
- * region on rd_mrs (regions hold no reference: their users may keep them
- * for ever), and waits in rd_released for the last path to let go before
- * it frees the PD: a device leaves only when nothing of ours uses it.
- * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here)
- * and rd_dying (remove has begun: no path may join rd_conns, and no
- * region rd_mrs, which the MR code reads under its rds_ib_mr_mutex).
- * rd_mrs is protected by rds_ib_mr_mutex (mr.c).
+ * the device off the list, makes every path on it fail, waits in
+ * rd_released for the last path to let go (then no registration or RDMA
+ * operation is in flight on it), unmaps every region on rd_mrs (regions
+ * hold no reference: their users may keep them for ever) and frees the
+ * PD: a device leaves only when nothing of ours uses it.
+ * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here),
+ * rd_dying (remove has begun: no path may join rd_conns, and no
+ * region rd_mrs, which the MR code reads under its rds_ib_mr_mutex) and
+ * rd_mr_pending (regions whose IB_WR_REG_MR the next sender on any path
+ * here posts, see mr.c).  rd_mrs is protected by rds_ib_mr_mutex (mr.c),
+ * which is taken outside rd_lock.
  */
 struct rds_ib_device {
 	struct list_head	rd_item;		/* rds_ib_devices */
@@ -109,6 +118,7 @@ struct rds_ib_device {
 	struct list_head	rd_conns;
 	bool			rd_dying;
 	struct list_head	rd_mrs;		/* regions mapped here */
+	struct list_head	rd_mr_pending;	/* ...not yet registered */
 	u32			rd_max_sge;
 	u32			rd_max_wr;
 };
@@ -116,11 +126,22 @@ struct rds_ib_device {
 /* A send slot: one fragment in flight, from post to its (or a later)
  * signaled completion.  The header and data buffers are the slot's own,
  * mapped for the device while the queue pair lives: we copy the fragment
- * in, so no message is referenced by a work request.
+ * in, so no message is referenced by a fragment.
+ *
+ * A slot may carry another work request instead, always signaled, whose
+ * completion lets go of what it holds before the slot is free again: an
+ * RDMA READ or WRITE of a message's operation (s_rm, a message reference)
+ * or the IB_WR_REG_MR of a memory region (s_ibmr, whose release waits).
  */
 struct rds_ib_send_slot {
 	struct ib_cqe		s_cqe;
-	struct ib_send_wr	s_wr;
+	union {
+		struct ib_send_wr	s_wr;
+		struct ib_rdma_wr	s_rdma_wr;
+		struct ib_reg_wr	s_reg_wr;
+	};
+	struct rds_message	*s_rm;
+	struct rds_ib_mr	*s_ibmr;
 	struct ib_sge		s_sge[2];
 	struct rds_header	*s_hdr;
 	u64			s_hdr_dma;
@@ -225,6 +246,7 @@ struct rds_ib_connection {
 	atomic_t		i_send_free;
 	u32			i_unsignaled;
 	u32			i_max_unsignaled;
+	u32			i_max_send_sge;	/* per RDMA work request */
 	bool			i_send_full;	/* a sender waits for room */
 
 	/* Flow control (see send.c), on when both sides asked for it.
@@ -315,6 +337,9 @@ int rds_ib_mr_register(struct net *net, const struct in6_addr *laddr,
 void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
 void rds_ib_mr_flush(struct net *net);
 void rds_ib_mr_device_remove(struct rds_ib_device *rdev);
+int rds_ib_mr_post_regs(struct rds_ib_connection *ic);
+void rds_ib_mr_reg_done(struct rds_ib_connection *ic, struct rds_ib_mr *ibmr,
+			enum ib_wc_status status);
 
 /* cm.c */
 int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
@@ -334,6 +359,9 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id);
 int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		unsigned int *pos);
 void rds_ib_xmit_path_complete(struct rds_conn_path *cp);
+void rds_ib_xmit_path_prepare(struct rds_conn_path *cp);
+int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm);
+bool rds_ib_send_room(struct rds_ib_connection *ic, u32 nr);
 void rds_ib_send_ring_init(struct rds_ib_connection *ic);
 void rds_ib_attempt_ack(struct rds_ib_connection *ic);
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);

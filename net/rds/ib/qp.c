@@ -227,6 +227,8 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 				min_t(u32, max, 0x7fff));
 	ic->i_credit_batch = clamp_t(u32, ic->i_recv_nr / 4, 1,
 				     RDS_IB_CREDIT_UPDATE);
+	/* Two for a fragment, as many as may be for an RDMA operation. */
+	ic->i_max_send_sge = clamp_t(u32, rdev->rd_max_sge, 2, RDS_IB_MAX_SGE);
 	/* A run of unsignaled sends must end before the ring does, or a
 	 * full ring could wait for a completion nobody asked for.
 	 */
@@ -246,7 +248,7 @@ static int rds_ib_create_qp(struct rds_ib_connection *ic,
 		.recv_cq	= ic->i_recv_cq,
 		.cap.max_send_wr	= ic->i_send_nr + 1,
 		.cap.max_recv_wr	= ic->i_recv_nr,
-		.cap.max_send_sge	= 2,
+		.cap.max_send_sge	= ic->i_max_send_sge,
 		.cap.max_recv_sge	= RDS_IB_RECV_SGE,
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
 		.qp_type	= IB_QPT_RC,

@@ -169,7 +169,194 @@ static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
 	return atomic64_read(&ic->i_ack_next);
 }
 
-/* Send completion: every slot up to this one is free again. */
+/* ---- RDMA READ and WRITE -----------------------------------------------
+ *
+ * An operation goes out as one or more work requests of up to
+ * i_max_send_sge local pages each, in ring slots, every one signaled and
+ * holding a message reference.  struct rds_ib_rdma (op_trans_private)
+ * lives from the post to the last of their completions: it holds the DMA
+ * mapping of the operation's pages and the first error.  rr_pending counts
+ * the work requests not yet completed, plus one the poster holds while it
+ * posts, so that a partly failed post still ends in one report.
+ */
+struct rds_ib_rdma {
+	struct ib_device	*rr_dev;
+	atomic_t		rr_pending;
+	int			rr_status;	/* RDS_RDMA_*: the first error */
+	struct ib_sge		rr_sge[];
+};
+
+static int rds_ib_rdma_status(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return RDS_RDMA_SUCCESS;
+	case IB_WC_WR_FLUSH_ERR:	/* the connection went */
+		return RDS_RDMA_CANCELED;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		return RDS_RDMA_REMOTE_ERROR;
+	default:
+		return RDS_RDMA_OTHER_ERROR;
+	}
+}
+
+static enum dma_data_direction rds_ib_rdma_dir(const struct rds_rdma_op *op)
+{
+	return op->op_write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+/* The last work request is done: the pages are the CPU's again. */
+static void rds_ib_rdma_put(struct rds_message *rm)
+{
+	struct rds_rdma_op *op = rm->m_rdma;
+	struct rds_ib_rdma *rr = op->op_trans_private;
+	int status;
+
+	if (!atomic_dec_and_test(&rr->rr_pending))
+		return;
+	ib_dma_unmap_sg(rr->rr_dev, op->op_sg, op->op_nents,
+			rds_ib_rdma_dir(op));
+	status = READ_ONCE(rr->rr_status);
+	op->op_trans_private = NULL;
+	kfree(rr);
+	rds_rdma_op_done(rm, status);
+}
+
+static void rds_ib_rdma_done(struct rds_ib_send_slot *s, struct ib_wc *wc)
+{
+	struct rds_message *rm = s->s_rm;
+	struct rds_ib_rdma *rr = rm->m_rdma->op_trans_private;
+
+	s->s_rm = NULL;
+	if (wc->status != IB_WC_SUCCESS)
+		cmpxchg(&rr->rr_status, RDS_RDMA_SUCCESS,
+			rds_ib_rdma_status(wc->status));
+	rds_ib_rdma_put(rm);
+	rds_message_put(rm);
+}
+
+/* The ring has @nr free slots; else the completion kicks us.  A run of
+ * unsignaled sends is at most half the ring, so up to half of it always
+ * frees up without anybody else posting.
+ */
+bool rds_ib_send_room(struct rds_ib_connection *ic, u32 nr)
+{
+	if (atomic_read(&ic->i_send_free) >= nr)
+		return true;
+	WRITE_ONCE(ic->i_send_full, true);
+	/* Pairs with rds_ib_send_done(). */
+	smp_mb();
+	if (atomic_read(&ic->i_send_free) >= nr)
+		return true;
+	rds_ib_stats_inc(RDS_IB_STAT_TX_RING_FULL);
+	return false;
+}
+
+/* Posts what it can of the operation; a failed post brings the path down
+ * and fails the operation (RDS_RDMA_OTHER_ERROR), which is still taken:
+ * it must not go out twice.
+ */
+static void rds_ib_rdma_post(struct rds_ib_connection *ic,
+			     struct rds_message *rm, unsigned int nents)
+{
+	struct rds_rdma_op *op = rm->m_rdma;
+	struct rds_ib_rdma *rr = op->op_trans_private;
+	u64 remote = op->op_remote_addr;
+	unsigned int first, cnt, j;
+
+	for (first = 0; first < nents; first += cnt) {
+		struct rds_ib_send_slot *s = &ic->i_sends[ic->i_send_head];
+		struct ib_rdma_wr *wr = &s->s_rdma_wr;
+		u32 len = 0;
+
+		cnt = min(nents - first, ic->i_max_send_sge);
+		for (j = 0; j < cnt; j++)
+			len += rr->rr_sge[first + j].length;
+		memset(wr, 0, sizeof(*wr));
+		wr->wr.wr_cqe = &s->s_cqe;
+		wr->wr.opcode = op->op_write ? IB_WR_RDMA_WRITE :
+					       IB_WR_RDMA_READ;
+		wr->wr.sg_list = &rr->rr_sge[first];
+		wr->wr.num_sge = cnt;
+		wr->wr.send_flags = IB_SEND_SIGNALED;
+		/* RDS_RDMA_FENCE: after the READs before it are done. */
+		if (!first && op->op_fence)
+			wr->wr.send_flags |= IB_SEND_FENCE;
+		wr->remote_addr = remote;
+		wr->rkey = op->op_rkey;
+		remote += len;
+
+		rds_message_addref(rm);
+		s->s_rm = rm;
+		atomic_inc(&rr->rr_pending);
+		atomic_dec(&ic->i_send_free);
+		if (ib_post_send(ic->i_qp, &wr->wr, NULL)) {
+			atomic_inc(&ic->i_send_free);
+			s->s_rm = NULL;
+			atomic_dec(&rr->rr_pending);
+			rds_message_put(rm);	/* the sender holds one */
+			cmpxchg(&rr->rr_status, RDS_RDMA_SUCCESS,
+				RDS_RDMA_OTHER_ERROR);
+			rds_conn_path_error(ic->i_cp, "RDMA post failed");
+			return;
+		}
+		ic->i_send_head = (ic->i_send_head + 1) % ic->i_send_nr;
+	}
+}
+
+int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
+{
+	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_rdma_op *op = rm->m_rdma;
+	struct ib_device *dev;
+	struct rds_ib_rdma *rr;
+	struct scatterlist *sg;
+	unsigned int nr_wr, i;
+	int n, ret;
+
+	if (!ic->i_qp)
+		return -ENOTCONN;
+	/* Regions named in what we sent before may be what this uses. */
+	ret = rds_ib_mr_post_regs(ic);
+	if (ret)
+		return ret;
+	/* Its work requests and the header's first fragment. */
+	nr_wr = DIV_ROUND_UP(op->op_nents, ic->i_max_send_sge) + 1;
+	if (nr_wr > ic->i_send_nr / 2) {
+		/* It would never fit the ring (sysctl max_send_wr). */
+		rds_rdma_op_done(rm, RDS_RDMA_OTHER_ERROR);
+		return 0;
+	}
+	if (!rds_ib_send_room(ic, nr_wr))
+		return -EAGAIN;
+
+	dev = ic->i_dev->rd_dev;
+	rr = kzalloc(struct_size(rr, rr_sge, op->op_nents), GFP_NOWAIT);
+	if (!rr)
+		return -ENOMEM;
+	n = ib_dma_map_sg(dev, op->op_sg, op->op_nents, rds_ib_rdma_dir(op));
+	if (!n) {
+		kfree(rr);
+		return -ENOMEM;
+	}
+	for_each_sg(op->op_sg, sg, n, i) {
+		rr->rr_sge[i].addr = sg_dma_address(sg);
+		rr->rr_sge[i].length = sg_dma_len(sg);
+		rr->rr_sge[i].lkey = ic->i_dev->rd_pd->local_dma_lkey;
+	}
+	rr->rr_dev = dev;
+	atomic_set(&rr->rr_pending, 1);
+	op->op_trans_private = rr;
+	rds_ib_rdma_post(ic, rm, n);
+	rds_ib_rdma_put(rm);
+	return 0;
+}
+
+/* Send completion: every slot up to this one is free again, once the
+ * slot let go of what its work request held.
+ */
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_connection *ic = cq->cq_context;
@@ -180,6 +367,14 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		rds_conn_path_error(ic->i_cp, "send completion error");
+	if (s->s_rm)
+		rds_ib_rdma_done(s, wc);
+	if (s->s_ibmr) {
+		struct rds_ib_mr *ibmr = s->s_ibmr;
+
+		s->s_ibmr = NULL;
+		rds_ib_mr_reg_done(ic, ibmr, wc->status);
+	}
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
 	ic->i_send_tail = (s->s_index + 1) % ic->i_send_nr;
@@ -210,12 +405,21 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 	ib_dma_sync_single_for_device(dev, s->s_data_dma, len, DMA_TO_DEVICE);
 
 	s->s_sge[1].length = len;
+	/* The slot may have carried another work request last time. */
+	s->s_wr.wr_cqe = &s->s_cqe;
+	s->s_wr.opcode = IB_WR_SEND;
+	s->s_wr.sg_list = s->s_sge;
 	s->s_wr.num_sge = len ? 2 : 1;
 	s->s_wr.next = NULL;
 	/* In-tree arms its receive CQ for solicited completions only: the
 	 * end of a message must wake it, or what came sits in its CQ.
 	 */
 	s->s_wr.send_flags = off + len == rm->m_len ? IB_SEND_SOLICITED : 0;
+	/* A READ's data is here before the peer hears of it (and may let
+	 * its region go).
+	 */
+	if (!off && rm->m_rdma && !rm->m_rdma->op_write)
+		s->s_wr.send_flags |= IB_SEND_FENCE;
 	if (++ic->i_unsignaled >= ic->i_max_unsignaled) {
 		ic->i_unsignaled = 0;
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
@@ -273,6 +477,10 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 
 	if (!ic->i_qp)
 		return -ENOTCONN;
+	/* Registrations asked for before this message go ahead of it. */
+	ret = rds_ib_mr_post_regs(ic);
+	if (ret)
+		return ret;
 	do {
 		unsigned int len = min(rm->m_len - off, RDS_FRAG_SIZE);
 		u32 adv;
@@ -286,6 +494,15 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		*pos = hlen + off;
 	} while (off < rm->m_len);
 	return 0;
+}
+
+/* A sender on the path, even with nothing to send: registrations first. */
+void rds_ib_xmit_path_prepare(struct rds_conn_path *cp)
+{
+	struct rds_ib_connection *ic = cp->cp_transport_data;
+
+	if (ic->i_qp)
+		rds_ib_mr_post_regs(ic);
 }
 
 /* An ack asked for and not piggybacked on this batch goes out alone. */

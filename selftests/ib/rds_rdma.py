@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDMA operations through RDS/IB sockets, for test_ib_rdma.sh:
+# rds_rdma.py CASE ADDR PEER [ARGS]. The "owner" socket on PEER registers
+# a region (RDS_GET_MR) and sends its cookie; the "user" socket on ADDR
+# reads and writes it with RDS_CMSG_RDMA_ARGS and gets its statuses as
+# RDS_CMSG_RDMA_STATUS. Each case prints what it checked and exits 1 on
+# the first thing that is not as expected.
+
+import ctypes
+import errno
+import mmap
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rds_mr import (Buffer, Fail, PAGE, SOL_RDS, RDS_RDMA_INVALIDATE,  # noqa
+                    RDS_RDMA_USE_ONCE, RDS_TRANS_TCP, check, expect_errno,
+                    free_mr, get_mr, pins, rds_socket)
+
+RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_DEST = 1, 2
+RDS_CMSG_RDMA_MAP, RDS_CMSG_RDMA_STATUS = 3, 4
+RDS_CMSG_ATOMIC_FADD = 6
+RDS_CANCEL_SENT_TO = 1
+RDS_RDMA_READWRITE, RDS_RDMA_FENCE = 0x1, 0x2
+RDS_RDMA_NOTIFY_ME, RDS_RDMA_SILENT = 0x20, 0x40
+SUCCESS, REMOTE_ERROR, CANCELED, DROPPED, OTHER_ERROR = range(5)
+NAMES = {SUCCESS: "SUCCESS", REMOTE_ERROR: "REMOTE_ERROR",
+         CANCELED: "CANCELED", DROPPED: "DROPPED",
+         OTHER_ERROR: "OTHER_ERROR"}
+PORT_USER, PORT_OWNER = 4300, 4301
+SHORT = os.environ.get("RDS_PROFILE") == "short"
+MIB = 1 << 20
+
+
+def vecs(*pairs):
+    """An array of struct rds_iovec in memory, and its address."""
+    raw = b"".join(struct.pack("=QQ", a, n) for a, n in pairs)
+    arr = ctypes.create_string_buffer(raw, max(len(raw), 1))
+    return arr, ctypes.addressof(arr)
+
+
+def rdma_args(cookie, raddr, rbytes, local, flags, token):
+    """RDS_CMSG_RDMA_ARGS for the local (addr, bytes) pairs in @local."""
+    arr, addr = vecs(*local)
+    data = struct.pack("=QQQQQQQ", cookie, raddr, rbytes, addr, len(local),
+                       flags, token)
+    return (SOL_RDS, RDS_CMSG_RDMA_ARGS, data), arr
+
+
+class Pair:
+    """A user socket on ADDR and a region owner's socket on PEER."""
+
+    def __init__(self, addr, peer):
+        self.addr, self.peer = addr, peer
+        self.user = rds_socket(addr, port=PORT_USER)
+        self.owner = rds_socket(peer, port=PORT_OWNER)
+        for s in (self.user, self.owner):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            s.settimeout(20)
+        self.statuses = {}
+        self.data = []
+
+    def close(self):
+        self.user.close()
+        self.owner.close()
+
+    def owner_send(self, payload, anc=()):
+        self.owner.sendmsg([payload], list(anc), 0, (self.addr, PORT_USER))
+
+    def user_recv(self):
+        """The next message for the user: (payload, {cmsg type: data})."""
+        while not self.data:
+            self.poll_user()
+        return self.data.pop(0)
+
+    def poll_user(self, timeout=20):
+        self.user.settimeout(timeout)
+        data, anc, flags, _ = self.user.recvmsg(MIB, 4096)
+        got = {}
+        for level, typ, d in anc:
+            if level == SOL_RDS and typ == RDS_CMSG_RDMA_STATUS:
+                token, status = struct.unpack("=Qi", d[:12])
+                self.statuses.setdefault(token, []).append(status)
+            else:
+                got[typ] = d
+        if RDS_CMSG_RDMA_STATUS not in [t for _, t, _ in anc]:
+            self.data.append((data, got))
+
+    def owner_recv(self):
+        data, anc, flags, _ = self.owner.recvmsg(MIB, 4096)
+        return data, {t: d for _, t, d in anc}
+
+    def share(self, cookie):
+        """The owner tells the user its cookie, as an application would."""
+        self.owner_send(struct.pack("=Q", cookie))
+        data, _ = self.user_recv()
+        check(struct.unpack("=Q", data)[0] == cookie,
+              "the user has cookie %#x" % cookie)
+
+    def rdma(self, cookie, raddr, rbytes, local, flags, token, payload=b""):
+        anc, arr = rdma_args(cookie, raddr, rbytes, local, flags, token)
+        self.user.sendmsg([payload], [anc], 0, (self.peer, PORT_OWNER))
+        del arr
+
+    def wait_status(self, token, timeout=20):
+        end = time.time() + timeout
+        while token not in self.statuses:
+            if time.time() > end:
+                raise Fail("no status for operation %d" % token)
+            self.poll_user(max(end - time.time(), 0.1))
+        return self.statuses[token][0]
+
+    def no_more_statuses(self):
+        """Nothing left: every status came once."""
+        self.user.setblocking(False)
+        try:
+            while True:
+                self.poll_user(0)
+        except (BlockingIOError, socket.timeout):
+            pass
+        self.user.setblocking(True)
+        twice = {t: s for t, s in self.statuses.items() if len(s) != 1}
+        check(not twice, "every status exactly once (%d operations)" %
+              len(self.statuses))
+
+
+def wait_pins(want, what):
+    """Pins of messages go when the peer acknowledged them."""
+    for i in range(100):
+        if pins() == want:
+            break
+        time.sleep(0.1)
+    got = pins()
+    check(got == want, "%s (%d pins, want %d)" % (what, got, want))
+
+
+def fill(buf, off, n, seed):
+    pat = bytes((seed + i * 7 + (i >> 8)) & 0xff for i in range(min(n, 65536)))
+    data = (pat * (n // len(pat) + 1))[:n]
+    buf.map[off:off + n] = data
+    return data
+
+
+def sizes():
+    if SHORT:
+        return [1, 4097, 65536 + 5, MIB]
+    return [1, 100, 4095, 4096, 4097, 65536 + 5, 300000, MIB - 1, MIB]
+
+
+def case_data(addr, peer):
+    """WRITE and READ of 1 B .. 1 MiB, unaligned on both sides, one local
+    vector and three, the data checked; every status once; all pins
+    back at the end."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(MIB // PAGE + 2)
+    cookie = get_mr(p.owner, region.addr + 1, MIB)
+    p.share(cookie)
+    local = Buffer(MIB // PAGE + 2)
+    token = 0
+    for n in sizes():
+        for nvec in (1, 3):
+            for write in (True, False):
+                token += 1
+                roff = (token * 13) % PAGE if n <= MIB - PAGE else 0
+                loff = 3 + (token * 29) % 512
+                if write:
+                    want = fill(local, loff, n, token)
+                else:
+                    want = fill(region, 1 + roff, n, token)
+                cuts = [0, n // 3, 2 * n // 3, n] if nvec == 3 and n >= 3 \
+                    else [0, n]
+                lv = [(local.addr + loff + a, b - a)
+                      for a, b in zip(cuts, cuts[1:])]
+                flags = RDS_RDMA_NOTIFY_ME | \
+                    (RDS_RDMA_READWRITE if write else 0)
+                p.rdma(cookie, roff, MIB - roff, lv, flags, token,
+                       b"op %d" % token)
+                status = p.wait_status(token)
+                if status != SUCCESS:
+                    raise Fail("%s of %d B: %s" % (
+                        "WRITE" if write else "READ", n, NAMES[status]))
+                # The owner hears of it after the data moved.
+                data, anc = p.owner_recv()
+                if data != b"op %d" % token:
+                    raise Fail("owner got %r" % data)
+                got = region.map[1 + roff:1 + roff + n] if write else \
+                    local.map[loff:loff + n]
+                if got != want:
+                    raise Fail("%s of %d B in %d vectors: data differs" % (
+                        "WRITE" if write else "READ", n, nvec))
+        print("%d B: WRITE and READ, 1 and 3 local vectors: data ok" % n)
+    p.no_more_statuses()
+    # No NOTIFY_ME: no status at all.
+    p.rdma(cookie, 0, PAGE, [(local.addr, PAGE)], RDS_RDMA_READWRITE, 999)
+    p.owner_recv()
+    p.no_more_statuses()
+    check(999 not in p.statuses, "without NOTIFY_ME: no status")
+    wait_pins(base + MIB // PAGE + 1,
+              "acknowledged: only the region's pages are pinned")
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
+def case_once(addr, peer):
+    """RDS_RDMA_USE_ONCE: the owner's region goes when the user's message
+    about the RDMA arrives; RDS_FREE_MR with RDS_RDMA_INVALIDATE: the key
+    is dead; an RDMA to a dead key fails with REMOTE_ERROR, once, and the
+    connection comes back."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(4)
+    local = Buffer(4)
+    once = get_mr(p.owner, region.addr, 2 * PAGE, RDS_RDMA_USE_ONCE)
+    keep = get_mr(p.owner, region.addr + 2 * PAGE, PAGE)
+    p.share(once)
+    fill(local, 0, PAGE, 1)
+    p.rdma(once, 0, PAGE, [(local.addr, PAGE)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, b"used")
+    check(p.wait_status(1) == SUCCESS, "WRITE to a use-once region: SUCCESS")
+    check(p.owner_recv()[0] == b"used", "the owner got the message")
+    expect_errno("FREE_MR of the used use-once region", errno.EINVAL,
+                 free_mr, p.owner, once)
+    wait_pins(base + 1, "its pages are unpinned, the message's too")
+
+    p.rdma(once, 0, PAGE, [(local.addr, PAGE)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2)
+    check(p.wait_status(2) == REMOTE_ERROR,
+          "WRITE to it again: REMOTE_ERROR")
+
+    p.share(keep)		# the connection is back
+    free_mr(p.owner, keep, RDS_RDMA_INVALIDATE)
+    p.rdma(keep, 0, PAGE, [(local.addr, PAGE)], RDS_RDMA_NOTIFY_ME, 3)
+    check(p.wait_status(3) == REMOTE_ERROR,
+          "READ from a region freed with RDS_RDMA_INVALIDATE: REMOTE_ERROR")
+    p.share(7)
+    p.no_more_statuses()
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
+def case_dest(addr, peer):
+    """RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP on the owner's send: the
+    user's message carries the cookie; the user writes there."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(4)
+    local = Buffer(1)
+    c1 = get_mr(p.owner, region.addr + 8, PAGE)
+    p.owner_send(b"dest", [(SOL_RDS, RDS_CMSG_RDMA_DEST,
+                            struct.pack("=Q", c1))])
+    data, anc = p.user_recv()
+    check(data == b"dest" and
+          struct.unpack("=Q", anc[RDS_CMSG_RDMA_DEST])[0] == c1,
+          "RDMA_DEST: the user got cookie %#x with the message" % c1)
+
+    cookie = ctypes.c_uint64()
+    args = struct.pack("=QQQQ", region.addr + 2 * PAGE + 5, PAGE,
+                       ctypes.addressof(cookie), 0)
+    p.owner_send(b"map", [(SOL_RDS, RDS_CMSG_RDMA_MAP, args)])
+    data, anc = p.user_recv()
+    c2 = struct.unpack("=Q", anc[RDS_CMSG_RDMA_DEST])[0]
+    check(data == b"map" and c2 == cookie.value and c2 >> 32 == 5,
+          "RDMA_MAP: registered, cookie %#x written and sent" % c2)
+    want = fill(local, 0, 100, 9)
+    p.rdma(c2, 10, PAGE - 10, [(local.addr, 100)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1)
+    check(p.wait_status(1) == SUCCESS, "WRITE into the mapped region")
+    p.owner_recv()
+    off = 2 * PAGE + 5 + 10
+    check(region.map[off:off + 100] == want, "the data is there")
+
+    expect_errno("RDMA_DEST of an unknown cookie", errno.EINVAL,
+                 p.owner.sendmsg, [b"x"],
+                 [(SOL_RDS, RDS_CMSG_RDMA_DEST, struct.pack("=Q", 0x1234))],
+                 0, (addr, PORT_USER))
+    theirs = get_mr(p.user, local.addr, PAGE)
+    expect_errno("RDMA_DEST of another socket's cookie", errno.EINVAL,
+                 p.owner.sendmsg, [b"x"],
+                 [(SOL_RDS, RDS_CMSG_RDMA_DEST, struct.pack("=Q", theirs))],
+                 0, (addr, PORT_USER))
+    free_mr(p.owner, c1)
+    expect_errno("RDMA_DEST of a freed cookie", errno.EINVAL,
+                 p.owner.sendmsg, [b"x"],
+                 [(SOL_RDS, RDS_CMSG_RDMA_DEST, struct.pack("=Q", c1))],
+                 0, (addr, PORT_USER))
+    p.no_more_statuses()
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
+def case_errnos(addr, peer):
+    """Bad RDMA requests: in-tree's errnos, nothing pinned after them."""
+    p = Pair(addr, peer)
+    region = Buffer(1)
+    cookie = get_mr(p.owner, region.addr, PAGE)
+    base = pins()
+    buf = Buffer(MIB // PAGE + 2)
+    odd = Buffer(4)
+    hole = odd.unmap_page(1)
+    ro = odd.protect_page(2, mmap.PROT_READ)
+    dst = (peer, PORT_OWNER)
+    W = RDS_RDMA_READWRITE
+
+    def bad(what, want, local, flags=W, rbytes=MIB * 2, nr=None, extra=()):
+        anc, arr = rdma_args(cookie, 0, rbytes, local, flags, 1)
+        if nr is not None:
+            d = bytearray(anc[2])
+            struct.pack_into("=Q", d, 32, nr)
+            anc = (SOL_RDS, RDS_CMSG_RDMA_ARGS, bytes(d))
+        expect_errno(what, want, p.user.sendmsg, [b""],
+                     [anc] + list(extra), 0, dst)
+        del arr
+
+    expect_errno("RDMA_ARGS cmsg shorter than the struct", errno.EINVAL,
+                 p.user.sendmsg, [b""],
+                 [(SOL_RDS, RDS_CMSG_RDMA_ARGS, bytes(55))], 0, dst)
+    bad("nr_local 0", errno.EINVAL, [(buf.addr, 8)], nr=0)
+    bad("nr_local 1025", errno.EMSGSIZE, [(buf.addr, 8)], nr=1025)
+    bad("a local vector of 0 bytes", errno.EINVAL, [(buf.addr, 0)])
+    bad("a local vector that wraps", errno.EINVAL, [(buf.addr, 2**64 - 8)])
+    bad("a local vector of 4 GiB", errno.EINVAL, [(buf.addr, 2**32)])
+    bad("1 MiB + 1 in all", errno.EMSGSIZE,
+        [(buf.addr, MIB // 2), (buf.addr, MIB // 2 + 1)])
+    bad("two local vectors whose sum overflows", errno.EINVAL,
+        [(buf.addr, 2**63), (buf.addr, 2**63)])
+    bad("more local bytes than the remote range", errno.EINVAL,
+        [(buf.addr, 2 * PAGE)], rbytes=PAGE)
+    anc, arr = rdma_args(cookie, 0, PAGE, [(buf.addr, 8)], W, 1)
+    d = bytearray(anc[2])
+    struct.pack_into("=Q", d, 24, hole)
+    expect_errno("local vectors at an unmapped address", errno.EFAULT,
+                 p.user.sendmsg, [b""], [(SOL_RDS, RDS_CMSG_RDMA_ARGS,
+                                          bytes(d))], 0, dst)
+    bad("local address 0", errno.EFAULT, [(0, 8)])
+    bad("an unmapped local page", errno.EFAULT,
+        [(buf.addr, PAGE), (hole, 8)])
+    bad("READ into a read-only page", errno.EFAULT, [(ro, 8)], flags=0)
+    anc2, arr2 = rdma_args(cookie, 0, PAGE, [(buf.addr, 8)], W, 2)
+    bad("two RDMA_ARGS", errno.EINVAL, [(buf.addr, 8)], extra=[anc2])
+    check(pins() == base, "no pin left behind by the failures")
+    p.close()
+
+
+def case_notsupp(addr, peer):
+    """Transports without RDMA: a well-formed request is EOPNOTSUPP, a
+    malformed one EINVAL, nothing pinned."""
+    base = pins()
+    buf = Buffer(1)
+    for name, a, t, dst in (("TCP", addr, RDS_TRANS_TCP, (peer, 4999)),
+                            ("loopback", "127.0.0.1", None,
+                             ("127.0.0.1", 4999))):
+        s = rds_socket(a, t)
+        anc, arr = rdma_args(0x1234, 0, PAGE, [(buf.addr, PAGE)],
+                             RDS_RDMA_READWRITE, 1)
+        expect_errno("RDMA_ARGS on %s" % name, errno.EOPNOTSUPP,
+                     s.sendmsg, [b"x"], [anc], 0, dst)
+        expect_errno("short RDMA_ARGS on %s" % name, errno.EINVAL,
+                     s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS,
+                                          bytes(8))], 0, dst)
+        expect_errno("RDMA_DEST on %s" % name, errno.EINVAL,
+                     s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_DEST,
+                                          struct.pack("=Q", 7))], 0, dst)
+        expect_errno("RDMA_MAP on %s" % name, errno.EOPNOTSUPP,
+                     s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_RDMA_MAP,
+                                          bytes(32))], 0, dst)
+        expect_errno("ATOMIC_FADD on %s" % name, errno.EOPNOTSUPP,
+                     s.sendmsg, [b"x"], [(SOL_RDS, RDS_CMSG_ATOMIC_FADD,
+                                          bytes(72))], 0, dst)
+        s.close()
+    check(pins() == base, "nothing pinned")
+
+
+def case_freed(addr, peer):
+    """The owner frees its region while WRITEs to it are in flight: each
+    operation gets one status, SUCCESS until the key died and an error
+    after; the connection comes back and nothing stays pinned."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(MIB // PAGE)
+    local = Buffer(MIB // PAGE)
+    cookie = get_mr(p.owner, region.addr, MIB)
+    p.share(cookie)
+    n = 4 if SHORT else 16
+    for t in range(1, n + 1):
+        p.rdma(cookie, 0, MIB, [(local.addr, MIB)],
+               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, t)
+        if t == n // 2:
+            free_mr(p.owner, cookie)
+    for t in range(1, n + 1):
+        p.wait_status(t)
+    got = [p.statuses[t][0] for t in range(1, n + 1)]
+    print("statuses: %s" % " ".join(NAMES[s] for s in got))
+    check(all(s in (SUCCESS, REMOTE_ERROR, CANCELED) for s in got) and
+          got[-1] != SUCCESS, "the last ones failed, none oddly")
+    p.share(5)
+    p.no_more_statuses()
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
+def rdma_link(*args):
+    subprocess.run(["rdma", "link"] + list(args), check=True)
+
+
+def case_linkdel(addr, peer, dev, netdev):
+    """rdma link del under WRITEs in flight, sent on until after it:
+    every operation gets one status, some an error; RDS_CANCEL_SENT_TO
+    cancels what never went; nothing stays pinned; the device back, RDMA
+    works again."""
+    p = Pair(addr, peer)
+    region = Buffer(MIB // PAGE)
+    local = Buffer(MIB // PAGE)
+    cookie = get_mr(p.owner, region.addr, MIB)
+    p.share(cookie)
+    base = pins()
+    deleter = threading.Timer(1.0, rdma_link, ("del", dev))
+    deleter.start()
+    n = 0
+    while n < 64 and (deleter.is_alive() or n < 2):
+        n += 1
+        p.rdma(cookie, 0, MIB, [(local.addr, MIB)],
+               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, n)
+    deleter.join()
+    after = 0
+    for i in range(4):		# and some after it, which cannot succeed
+        try:
+            p.rdma(cookie, 0, MIB, [(local.addr, MIB)],
+                   RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, n + 1)
+        except OSError as e:
+            print("a WRITE after the device went: %s" % e)
+            break
+        n += 1
+        after += 1
+    print("rdma link del %s under %d WRITEs, %d after it: done" %
+          (dev, n - after, after))
+    time.sleep(1)
+    p.user.setsockopt(SOL_RDS, RDS_CANCEL_SENT_TO,
+                      struct.pack("=HH4s8x", socket.AF_INET,
+                                  socket.htons(PORT_OWNER),
+                                  socket.inet_aton(peer)))
+    for t in range(1, n + 1):
+        p.wait_status(t)
+    got = [p.statuses[t][0] for t in range(1, n + 1)]
+    print("statuses: %s" % " ".join(NAMES[s] for s in got))
+    check(all(s in (SUCCESS, CANCELED, REMOTE_ERROR, OTHER_ERROR)
+              for s in got) and got[-1] != SUCCESS,
+          "the last ones did not succeed")
+    p.no_more_statuses()
+    wait_pins(base, "the operations' pages are unpinned")
+    rdma_link("add", dev, "type", "rxe", "netdev", netdev)
+    print("rdma link add %s: done" % dev)
+    end = time.time() + 60
+    token = 1000
+    while True:
+        token += 1
+        p.rdma(cookie, 0, MIB, [(local.addr, PAGE)],
+               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, token)
+        try:
+            status = p.wait_status(token, 10)
+        except Fail:
+            p.user.setsockopt(SOL_RDS, RDS_CANCEL_SENT_TO,
+                              struct.pack("=HH4s8x", socket.AF_INET,
+                                          socket.htons(PORT_OWNER),
+                                          socket.inet_aton(peer)))
+            status = p.wait_status(token, 10)
+        if status == SUCCESS:
+            break
+        if time.time() > end:
+            raise Fail("no successful WRITE 60 s after the device came back")
+        time.sleep(0.5)
+    print("a WRITE after the device came back: SUCCESS")
+    p.close()
+
+
+CASES = {
+    "data": case_data,
+    "once": case_once,
+    "dest": case_dest,
+    "errnos": case_errnos,
+    "notsupp": case_notsupp,
+    "freed": case_freed,
+    "linkdel": case_linkdel,
+}
+
+if __name__ == "__main__":
+    try:
+        CASES[sys.argv[1]](*sys.argv[2:])
+    except (Fail, OSError, subprocess.CalledProcessError) as e:
+        print("FAIL:", e)
+        sys.exit(1)

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDMA READ and WRITE through RDS/IB sockets (rds_rdma.py does the socket
+# calls) over the rxe pair: 1 B .. 1 MiB both ways with the data checked
+# and every RDS_CMSG_RDMA_STATUS exactly once; use-once and invalidated
+# regions; RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP; in-tree's errnos for
+# bad requests and for transports without RDMA; a region freed under
+# WRITEs in flight; `rdma link del` under WRITEs in flight. Pins are
+# counted in /proc/vmstat, and the harness fails the run on any splat or
+# kmemleak report.
+
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ib_lib.sh"
+
+RDMA="python3 $(dirname "$0")/rds_rdma.py"
+
+ktap_plan 10
+ib_start "rxe pair and rds_rdma set up"
+
+ktap_test "WRITE and READ, 1 B .. 1 MiB, data and statuses" \
+	$RDMA data $IA $IB || ib_diag
+ktap_test "use-once and invalidated regions: REMOTE_ERROR after" \
+	$RDMA once $IA $IB || ib_diag
+ktap_test "RDMA_DEST and RDMA_MAP carry the cookie" \
+	$RDMA dest $IA $IB || ib_diag
+ktap_test "bad requests: in-tree's errnos, nothing pinned" \
+	$RDMA errnos $IA $IB
+# Ours, before SO_RDS_TRANSPORT would modprobe whatever rds_tcp there is.
+notsupp() {
+	rds_load tcp && $RDMA notsupp $IA $IB
+}
+ktap_test "TCP and loopback sockets: EOPNOTSUPP" notsupp
+ktap_test "region freed under WRITEs in flight" \
+	$RDMA freed $IA $IB || ib_diag
+ktap_test "rdma link del under WRITEs in flight, link back" \
+	$RDMA linkdel $IA $IB rxe0 rv0 || ib_diag
+ktap_test "the connections come back" ib_both_warm || ib_diag
+ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+
+ib_cleanup
+ktap_finished
