@@ -166,7 +166,9 @@ close_while_retransmitting() {
 	    s.close()
 	    link("up")
 	PY
-	rds_exchange $A $A4 $B $B4 4100 after-closes >/dev/null
+	# Back-to-back flaps grow the reconnect backoff past rds_exchange's
+	# 10 s on a slow kernel: wait for the connection first.
+	pinged $A $A4 $B4 && rds_exchange $A $A4 $B $B4 4100 after-closes >/dev/null
 }
 
 # pinged NS SRC DST: DST answers an rds-ping from SRC within some 20 s.
