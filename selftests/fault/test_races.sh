@@ -166,9 +166,9 @@ close_while_retransmitting() {
 	    s.close()
 	    link("up")
 	PY
-	# Back-to-back flaps grow the reconnect backoff past rds_exchange's
-	# 10 s on a slow kernel: wait for the connection first.
-	pinged $A $A4 $B4 && rds_exchange $A $A4 $B $B4 4100 after-closes >/dev/null
+	# Then traffic on every path: back-to-back flaps grow the paths'
+	# reconnect backoff past rds_exchange's 10 s on a slow kernel.
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 200 -t 300
 }
 
 # pinged NS SRC DST: DST answers an rds-ping from SRC within some 20 s.
