@@ -79,6 +79,22 @@ def drain(s, stop):
 			return
 
 
+def reply_within(s, secs):
+	"""True when a whole RDS header arrives on @s within @secs seconds."""
+	end = time.time() + secs
+	got = b""
+	s.settimeout(0.2)
+	while len(got) < HDR.size and time.time() < end:
+		try:
+			data = s.recv(HDR.size - len(got))
+		except socket.timeout:
+			continue
+		if not data:
+			return False
+		got += data
+	return len(got) == HDR.size
+
+
 def closed_within(s, secs):
 	"""True when the other side closes or resets @s within @secs seconds."""
 	end = time.time() + secs
@@ -209,7 +225,12 @@ def stale(src, dst, port, mode, secs):
 	end = time.time() + secs
 	p0 = connect(src, dst)
 	p0.sendall(header(1, 1, 0, ext=probe_ext()))
-	time.sleep(1)
+	# Path 1 only once the other side has taken the probe (its pong is
+	# here): before, it has one path and would take this connection for
+	# path 0.
+	if not reply_within(p0, 30):
+		print("no pong to the probe on path 0", flush=True)
+		return
 	p1 = connect(src, dst)
 	stop = threading.Event()
 	t1 = threading.Thread(target=drain, args=(p1, stop), daemon=True)
