@@ -83,8 +83,10 @@ ib_setup() {
 	rds_load rdma || return 1
 	# Path drops and rdma_cm events, for ib_diag.
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	echo 'module rds_rdma +p; module rds +p' \
-		>/sys/kernel/debug/dynamic_debug/control 2>/dev/null
+	# Not on a kernel without CONFIG_DYNAMIC_DEBUG (the debug build).
+	[ -w /sys/kernel/debug/dynamic_debug/control ] &&
+		echo 'module rds_rdma +p; module rds +p' \
+			>/sys/kernel/debug/dynamic_debug/control
 	true
 }
 
@@ -145,10 +147,18 @@ ib_both_warm() {
 
 # ib_diag: what a failure needs to be understood.
 ib_diag() {
+	local f
+
 	rdma link show
 	ip rule show
 	"$BIN/rds-info" -n -v
+	"$BIN/rds-info" -s -t | head -n 20
 	"$BIN/rds-info" -c | grep -v ' 0$'
+	# rxe's own view: retries, RNR NAKs, sequence errors.
+	for f in /sys/class/infiniband/*/ports/1/hw_counters/*; do
+		[ -r "$f" ] && [ "$(cat "$f")" != 0 ] &&
+			echo "${f#/sys/class/infiniband/} $(cat "$f")"
+	done
 	dmesg | tail -n 30
 }
 
