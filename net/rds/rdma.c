@@ -17,6 +17,7 @@
 #include <linux/uio.h>
 
 #include "rdma.h"
+#include "recv.h"
 #include "transports.h"
 
 /* Registrations that may meet a key still held by a dead device's region. */
@@ -502,8 +503,6 @@ void rds_rdma_notify(struct rds_rdma_op *op, int status)
 {
 	struct rds_rdma_notifier *n;
 	struct rds_sock *rs;
-	unsigned long flags;
-	bool queued = false;
 
 	if (!READ_ONCE(op->op_notifier))
 		return;
@@ -515,15 +514,7 @@ void rds_rdma_notify(struct rds_rdma_op *op, int status)
 		return;
 	rs = n->n_rs;
 	n->n_status = status;
-	spin_lock_irqsave(&rs->rs_recv_lock, flags);
-	if (!sock_flag(rds_rs_to_sk(rs), SOCK_DEAD)) {
-		list_add_tail(&n->n_item, &rs->rs_notify_queue);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
-	if (queued)
-		rds_wake_sk_sleep(rs);
-	else
+	if (!rds_recv_queue_event(rs, &n->n_item, &rs->rs_notify_queue))
 		kfree(n);
 	sock_put(rds_rs_to_sk(rs));
 }

@@ -379,24 +379,30 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 
 /* ---- MSG_ZEROCOPY completions ----------------------------------------- */
 
-void rds_recv_zcopy_done(struct rds_zcopy *z)
+bool rds_recv_queue_event(struct rds_sock *rs, struct list_head *item,
+			  struct list_head *queue)
 {
-	struct rds_sock *rs = z->z_rs;
-	struct sock *sk = rds_rs_to_sk(rs);
 	unsigned long flags;
 	bool queued = false;
 
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
-	if (!sock_flag(sk, SOCK_DEAD)) {
-		list_add_tail(&z->z_item, &rs->rs_zcopy_queue);
+	if (!sock_flag(rds_rs_to_sk(rs), SOCK_DEAD)) {
+		list_add_tail(item, queue);
 		queued = true;
 	}
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 	if (queued)
 		rds_wake_sk_sleep(rs);
-	else
+	return queued;
+}
+
+void rds_recv_zcopy_done(struct rds_zcopy *z)
+{
+	struct rds_sock *rs = z->z_rs;
+
+	if (!rds_recv_queue_event(rs, &z->z_item, &rs->rs_zcopy_queue))
 		kfree(z);
-	sock_put(sk);
+	sock_put(rds_rs_to_sk(rs));
 }
 
 /* As in-tree: with SO_ZEROCOPY set and room in the control buffer, up to

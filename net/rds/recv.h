@@ -3,6 +3,7 @@
 #ifndef _RDS_RECV_H
 #define _RDS_RECV_H
 
+#include <linux/list.h>
 #include <linux/socket.h>
 
 struct rds_sock;
@@ -10,6 +11,14 @@ struct rds_zcopy;
 
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		int msg_flags);
+
+/* Queues @item on @queue, one of @rs's event lists under rs_recv_lock
+ * (zerocopy cookies, RDMA statuses), and wakes its readers.  False when
+ * @rs is dead: release emptied those lists and nothing may join them, so
+ * the caller frees @item.  Any context.
+ */
+bool rds_recv_queue_event(struct rds_sock *rs, struct list_head *item,
+			  struct list_head *queue);
 
 /* A zerocopy message was freed: queue its cookie for recvmsg() of its
  * sender and drop the sender reference.  Any context.

@@ -254,7 +254,7 @@ def case_many(addr, n):
     check(pins() == base, "close: every pin back")
 
 
-def rdma(*args):
+def rdma_link(*args):
     subprocess.run(["rdma", "link"] + list(args), check=True)
 
 
@@ -270,7 +270,7 @@ def case_linkdel(addr, dev, netdev):
     for i in range(8):
         get_mr(closing, buf.addr + i * PAGE, 2 * PAGE if i < 7 else PAGE)
     check(pins() - base == 8 + 15, "23 pins")
-    rdma("del", dev)
+    rdma_link("del", dev)
     print("rdma link del %s: done" % dev)
     check(pins() - base == 8 + 15, "the pages stay pinned")
     expect_errno("GET_MR without a device", errno.ENODEV,
@@ -282,7 +282,7 @@ def case_linkdel(addr, dev, netdev):
     closing.close()
     check(pins() - base == 6, "closed a socket with regions: 6 pins left")
 
-    rdma("add", dev, "type", "rxe", "netdev", netdev)
+    rdma_link("add", dev, "type", "rxe", "netdev", netdev)
     print("rdma link add %s: done" % dev)
     # The new device gets its GIDs from a work item: ENODEV until then.
     for i in range(100):
@@ -316,9 +316,16 @@ CASES = {
     "linkdel": case_linkdel,
 }
 
-if __name__ == "__main__":
+def main(cases):
+    """Runs the case argv[1] names with the rest as its arguments; on the
+    first thing not as expected, says what and exits 1.
+    """
     try:
-        CASES[sys.argv[1]](*sys.argv[2:])
+        cases[sys.argv[1]](*sys.argv[2:])
     except (Fail, OSError, subprocess.CalledProcessError) as e:
         print("FAIL:", e)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(CASES)

@@ -14,17 +14,17 @@ import mmap
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rds_mr import (Buffer, Fail, PAGE, SOL_RDS, RDS_RDMA_INVALIDATE,  # noqa
-                    RDS_RDMA_USE_ONCE, RDS_TRANS_TCP, check, expect_errno,
-                    free_mr, get_mr, pins, rds_socket)
+from rds_mr import (Buffer, Fail, PAGE, SOL_RDS, RDS_CMSG_RDMA_ARGS,  # noqa
+                    RDS_RDMA_INVALIDATE, RDS_RDMA_USE_ONCE, RDS_TRANS_TCP,
+                    check, expect_errno, free_mr, get_mr, main, pins,
+                    rdma_link, rds_socket)
 
-RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_DEST = 1, 2
+RDS_CMSG_RDMA_DEST = 2
 RDS_CMSG_RDMA_MAP, RDS_CMSG_RDMA_STATUS = 3, 4
 RDS_CMSG_ATOMIC_FADD = 6
 RDS_CANCEL_SENT_TO = 1
@@ -407,10 +407,6 @@ def case_freed(addr, peer):
     check(pins() == base, "close: every pin back")
 
 
-def rdma_link(*args):
-    subprocess.run(["rdma", "link"] + list(args), check=True)
-
-
 def case_linkdel(addr, peer, dev, netdev):
     """rdma link del under WRITEs in flight, sent on until after it:
     every operation gets one status, some an error; RDS_CANCEL_SENT_TO
@@ -492,8 +488,4 @@ CASES = {
 }
 
 if __name__ == "__main__":
-    try:
-        CASES[sys.argv[1]](*sys.argv[2:])
-    except (Fail, OSError, subprocess.CalledProcessError) as e:
-        print("FAIL:", e)
-        sys.exit(1)
+    main(CASES)
