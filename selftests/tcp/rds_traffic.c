@@ -231,10 +231,21 @@ static const struct sockaddr *dst_addr(const struct rsock *rs,
 	return (const struct sockaddr *)tmp;
 }
 
+/* With -R a setup call that failed for ENOMEM goes again, as sends do:
+ * under failslab the sockets themselves may fail to come.
+ */
+static int setup_again(int ret)
+{
+	if (ret >= 0 || errno != ENOMEM || !enomem_ok)
+		return 0;
+	enomem_seen++;
+	return 1;
+}
+
 static int open_side(int side, const char *ns, const char *addr, int port,
 		     int epfd)
 {
-	int i, fd, bufsz = 4 << 20;
+	int i, fd, ret, bufsz = 4 << 20;
 	struct epoll_event ev;
 
 	if ((only_side < 0 || side == only_side) && enter_netns(ns))
@@ -249,20 +260,28 @@ static int open_side(int side, const char *ns, const char *addr, int port,
 			return -1;
 		if (only_side >= 0 && side != only_side)
 			continue;
-		fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+		do
+			fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+		while (setup_again(fd));
 		if (fd < 0) {
 			perror("socket(AF_RDS)");
 			return -1;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsz, sizeof(bufsz));
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
-		if (transport >= 0 &&
-		    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport,
-			       sizeof(transport))) {
+		do
+			ret = transport < 0 ? 0 :
+			      setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+					 &transport, sizeof(transport));
+		while (setup_again(ret));
+		if (ret) {
 			perror("SO_RDS_TRANSPORT");
 			return -1;
 		}
-		if (bind(fd, (struct sockaddr *)&rs->addr, rs->addrlen)) {
+		do
+			ret = bind(fd, (struct sockaddr *)&rs->addr, rs->addrlen);
+		while (setup_again(ret));
+		if (ret) {
 			fprintf(stderr, "bind %s port %d: %s\n", addr, port + i,
 				strerror(errno));
 			return -1;
@@ -270,7 +289,10 @@ static int open_side(int side, const char *ns, const char *addr, int port,
 		rs->fd = fd;
 		ev.events = EPOLLIN | EPOLLOUT;
 		ev.data.ptr = rs;
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		do
+			ret = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+		while (setup_again(ret));
+		if (ret) {
 			perror("epoll_ctl");
 			return -1;
 		}
