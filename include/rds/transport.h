@@ -125,6 +125,12 @@ struct rds_rdma_notifier;
  * byte op_remote_addr of it.  op_write: to the peer (RDMA WRITE), else
  * from it (RDMA READ, the local pages are written).
  *
+ * Or an atomic operation (RDS_CMSG_*ATOMIC_*, op_atomic its cmsg type,
+ * else 0): 8 bytes at op_remote_addr of the peer's region, compared and
+ * swapped or added to with the operands of struct rds_atomic_args; the
+ * old value lands in the one local piece, which the device writes as in
+ * a READ (!op_write).  A message carries one operation at most.
+ *
  * Lifetime: that of its message, which owns it.  sendmsg pins the local
  * pages (op_pages) and the message's free unpins them, exactly once,
  * dirtied when a READ may have written them; a transport keeps a message
@@ -145,6 +151,11 @@ struct rds_rdma_op {
 	bool			op_notify;	/* RDS_RDMA_NOTIFY_ME */
 	bool			op_silent;	/* RDS_RDMA_SILENT */
 	bool			op_posted;
+	int			op_atomic;	/* RDS_CMSG_*ATOMIC_*, or 0 */
+	u64			op_compare_add;	/* compare, or add */
+	u64			op_swap;
+	u64			op_compare_add_mask; /* or nocarry_mask */
+	u64			op_swap_mask;
 	struct page		**op_pages;
 	unsigned int		op_npages;
 	struct scatterlist	*op_sg;		/* one entry per page piece */
@@ -231,7 +242,7 @@ struct rds_message {
 	struct scatterlist	*m_sg;
 	rds_rdma_cookie_t	m_rdma_cookie;
 	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
-	struct rds_rdma_op	*m_rdma;	/* RDS_CMSG_RDMA_ARGS, or NULL */
+	struct rds_rdma_op	*m_rdma;	/* RDMA or atomic, or NULL */
 };
 
 void rds_message_addref(struct rds_message *rm);

@@ -437,6 +437,41 @@ void rds_rdma_op_free(struct rds_rdma_op *op)
 	queue_work(rds_wq, &op->op_free_work);
 }
 
+/* An operation for @npages local pages, with the notifier it needs when
+ * @rs wants to hear of it (RDS_RDMA_NOTIFY_ME, or SO_RECVERR for errors).
+ */
+static struct rds_rdma_op *rds_rdma_op_alloc(struct rds_sock *rs,
+					     unsigned int npages, u64 flags,
+					     u64 token)
+{
+	struct rds_rdma_op *op;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return NULL;
+	op->op_pages = kcalloc(npages, sizeof(*op->op_pages), GFP_KERNEL);
+	op->op_sg = kcalloc(npages, sizeof(*op->op_sg), GFP_KERNEL);
+	if (!op->op_pages || !op->op_sg)
+		goto out;
+	sg_init_table(op->op_sg, npages);
+	op->op_fence = flags & RDS_RDMA_FENCE;
+	op->op_notify = flags & RDS_RDMA_NOTIFY_ME;
+	op->op_silent = flags & RDS_RDMA_SILENT;
+	if (op->op_notify || rs->rs_recverr) {
+		op->op_notifier = kzalloc(sizeof(*op->op_notifier), GFP_KERNEL);
+		if (!op->op_notifier)
+			goto out;
+		op->op_notifier->n_user_token = token;
+		op->op_notifier->n_errors_only = !op->op_notify;
+		sock_hold(rds_rs_to_sk(rs));
+		op->op_notifier->n_rs = rs;
+	}
+	return op;
+out:
+	rds_rdma_op_release(op);
+	return NULL;
+}
+
 struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 				      const struct rds_rdma_args *args)
 {
@@ -458,31 +493,14 @@ struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 		goto out_vecs;
 
 	ret = -ENOMEM;
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	op = rds_rdma_op_alloc(rs, npages, args->flags, args->user_token);
 	if (!op)
 		goto out_vecs;
-	op->op_pages = kcalloc(npages, sizeof(*op->op_pages), GFP_KERNEL);
-	op->op_sg = kcalloc(npages, sizeof(*op->op_sg), GFP_KERNEL);
-	if (!op->op_pages || !op->op_sg)
-		goto out_op;
-	sg_init_table(op->op_sg, npages);
 	op->op_write = args->flags & RDS_RDMA_READWRITE;
-	op->op_fence = args->flags & RDS_RDMA_FENCE;
-	op->op_notify = args->flags & RDS_RDMA_NOTIFY_ME;
-	op->op_silent = args->flags & RDS_RDMA_SILENT;
 	op->op_rkey = rds_rdma_cookie_key(args->cookie);
 	op->op_remote_addr = args->remote_vec.addr +
 			     rds_rdma_cookie_offset(args->cookie);
 	op->op_bytes = bytes;
-	if (op->op_notify || rs->rs_recverr) {
-		op->op_notifier = kzalloc(sizeof(*op->op_notifier), GFP_KERNEL);
-		if (!op->op_notifier)
-			goto out_op;
-		op->op_notifier->n_user_token = args->user_token;
-		op->op_notifier->n_errors_only = !op->op_notify;
-		sock_hold(rds_rs_to_sk(rs));
-		op->op_notifier->n_rs = rs;
-	}
 	ret = rds_rdma_op_pin(op, vecs, args->nr_local);
 	if (ret)
 		goto out_op;
@@ -494,6 +512,55 @@ out_op:
 out_vecs:
 	kfree(vecs);
 	return ERR_PTR(ret);
+}
+
+/* ---- Atomic operations (RDS_CMSG_*ATOMIC_*) --------------------------- */
+
+struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
+					  const struct rds_atomic_args *args)
+{
+	struct rds_iovec vec = { .addr = args->local_addr, .bytes = 8 };
+	struct rds_rdma_op *op;
+	int ret;
+
+	/* As in-tree: the old value goes to 8 aligned bytes, which never
+	 * straddle two pages.
+	 */
+	if (args->local_addr & 7)
+		return ERR_PTR(-EFAULT);
+	op = rds_rdma_op_alloc(rs, 1, args->flags, args->user_token);
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	op->op_atomic = type;
+	op->op_rkey = rds_rdma_cookie_key(args->cookie);
+	op->op_remote_addr = args->remote_addr +
+			     rds_rdma_cookie_offset(args->cookie);
+	op->op_bytes = 8;
+	switch (type) {
+	case RDS_CMSG_ATOMIC_CSWP:
+		op->op_compare_add = args->cswp.compare;
+		op->op_swap = args->cswp.swap;
+		break;
+	case RDS_CMSG_ATOMIC_FADD:
+		op->op_compare_add = args->fadd.add;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		op->op_compare_add = args->m_cswp.compare;
+		op->op_swap = args->m_cswp.swap;
+		op->op_compare_add_mask = args->m_cswp.compare_mask;
+		op->op_swap_mask = args->m_cswp.swap_mask;
+		break;
+	default:	/* RDS_CMSG_MASKED_ATOMIC_FADD */
+		op->op_compare_add = args->m_fadd.add;
+		op->op_compare_add_mask = args->m_fadd.nocarry_mask;
+		break;
+	}
+	ret = rds_rdma_op_pin(op, &vec, 1);
+	if (ret) {
+		rds_rdma_op_release(op);
+		return ERR_PTR(ret);
+	}
+	return op;
 }
 
 /* The one who takes the notifier queues it; a socket that is closing

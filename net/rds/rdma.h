@@ -57,6 +57,11 @@ void rds_rdma_drop_mrs(struct rds_sock *rs);
  */
 struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 				      const struct rds_rdma_args *args);
+/* RDS_CMSG_*ATOMIC_* (@type): the operation of @args, its 8 local bytes
+ * pinned.  Process context.
+ */
+struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
+					  const struct rds_atomic_args *args);
 /* With the message that owns it: unpins, in a work item from softirq. */
 void rds_rdma_op_free(struct rds_rdma_op *op);
 /* Reports @status to the sender, if nobody did yet and it wants it. */

@@ -298,6 +298,45 @@ static struct rds_message *rds_send_next(struct rds_conn_path *cp)
 	return rm;
 }
 
+/* Posts @rm's operation ahead of its header (see xmit_rdma). */
+static int rds_send_xmit_op(struct rds_conn_path *cp, struct rds_message *rm)
+{
+	struct rds_transport *t = cp->cp_conn->c_trans;
+
+	if (rm->m_rdma->op_atomic)
+		return t->xmit_atomic(cp, rm);
+	return t->xmit_rdma(cp, rm);
+}
+
+/* As in-tree, RDS_RDMA_SILENT: a message that is nothing but a silent
+ * operation never reaches the peer's socket; its header is not sent at
+ * all.  A payload or a region for the peer still needs one.
+ */
+static bool rds_send_silent(const struct rds_message *rm)
+{
+	return rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
+	       !rm->m_rdma_cookie;
+}
+
+/* The silent message's operation is posted and no acknowledgement will
+ * ever come for it: it is done with now, as if acknowledged (its status
+ * comes from the transport's completion; its pages stay pinned while the
+ * work requests hold it).  Its sequence number is skipped on the wire,
+ * which receivers take as they take a dropped retransmission.
+ */
+static void rds_send_path_drop_silent(struct rds_conn_path *cp,
+				      struct rds_message *rm)
+{
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags))
+		list_move_tail(&rm->m_conn_item, &done);
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	rds_send_complete(&done, RDS_RDMA_SUCCESS);
+}
+
 /* Returns 0 when one message went out, RDS_XMIT_EMPTY, or an error. */
 static int rds_send_xmit_one(struct rds_conn_path *cp)
 {
@@ -315,14 +354,18 @@ static int rds_send_xmit_one(struct rds_conn_path *cp)
 	}
 	/* The data moves before the header that announces it. */
 	if (rm->m_rdma && !rm->m_rdma->op_posted) {
-		ret = cp->cp_conn->c_trans->xmit_rdma(cp, rm);
+		ret = rds_send_xmit_op(cp, rm);
 		if (ret)
 			return ret;
 		WRITE_ONCE(rm->m_rdma->op_posted, true);
 	}
-	ret = cp->cp_conn->c_trans->xmit(cp, rm, &cp->cp_xmit_pos);
-	if (ret)
-		return ret;
+	if (rds_send_silent(rm)) {
+		rds_send_path_drop_silent(cp, rm);
+	} else {
+		ret = cp->cp_conn->c_trans->xmit(cp, rm, &cp->cp_xmit_pos);
+		if (ret)
+			return ret;
+	}
 	cp->cp_xmit_rm = NULL;
 	rds_message_put(rm);
 	return 0;
@@ -493,17 +536,21 @@ struct rds_send_cmsgs {
 	const struct rds_get_mr_args	*map;		/* RDS_CMSG_RDMA_MAP */
 	bool				have_dest;	/* RDS_CMSG_RDMA_DEST */
 	rds_rdma_cookie_t		dest;
-	bool				atomic;
+	const struct rds_atomic_args	*atomic;	/* RDS_CMSG_*ATOMIC_* */
+	int				atomic_type;
 	bool				have_cookie;	/* RDS_CMSG_ZCOPY_COOKIE */
 	u32				cookie;
 };
 
 /* As in-tree: a malformed request is invalid whatever the transport; a
  * well-formed RDMA or atomic one on a transport without them (TCP,
- * loopback) is not supported.  Atomics are not supported anywhere yet.
- * One of each RDMA cmsg at most.  As in-tree, MSG_ZEROCOPY needs a
- * cookie, and a cookie needs a zerocopy send (@zcopy: MSG_ZEROCOPY with
- * SO_ZEROCOPY).
+ * loopback) is not supported.  One of each RDMA cmsg at most, and, as
+ * in-tree, an operation (RDMA_ARGS, an atomic) never goes with a region
+ * for the peer (RDMA_DEST, RDMA_MAP).  Unlike in-tree, an RDMA operation
+ * and an atomic one are not both in one message (EINVAL): the completion
+ * of a message's one operation is what reports it.  As in-tree,
+ * MSG_ZEROCOPY needs a cookie, and a cookie needs a zerocopy send
+ * (@zcopy: MSG_ZEROCOPY with SO_ZEROCOPY).
  */
 static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy,
 				const struct rds_transport *trans,
@@ -533,10 +580,13 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy,
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
-			if (cmsg->cmsg_len < CMSG_LEN(sizeof(struct rds_atomic_args)))
+			if (cmsg->cmsg_len < CMSG_LEN(sizeof(*c->atomic)) ||
+			    c->atomic)
 				return -EINVAL;
-			c->atomic = true;
-			unsupported = true;
+			c->atomic = CMSG_DATA(cmsg);
+			c->atomic_type = cmsg->cmsg_type;
+			if (!trans->xmit_atomic)
+				unsupported = true;
 			continue;
 		case RDS_CMSG_RDMA_MAP:
 			if (cmsg->cmsg_len < CMSG_LEN(sizeof(*c->map)) ||
@@ -564,6 +614,9 @@ static int rds_send_parse_cmsgs(struct msghdr *msg, bool zcopy,
 		c->have_cookie = true;
 	}
 	if ((msg->msg_flags & MSG_ZEROCOPY) && !c->have_cookie)
+		return -EINVAL;
+	if ((c->rdma && c->atomic) ||
+	    ((c->rdma || c->atomic) && (c->map || c->have_dest)))
 		return -EINVAL;
 	return unsupported ? -EOPNOTSUPP : 0;
 }
@@ -621,6 +674,15 @@ static int rds_send_rdma(struct rds_sock *rs, struct rds_message *rm,
 				       sizeof(ext[0]));
 		if (ret)
 			return ret;
+	}
+	if (c->atomic) {
+		struct rds_rdma_op *op;
+
+		op = rds_rdma_atomic_build(rs, c->atomic_type, c->atomic);
+		if (IS_ERR(op))
+			return PTR_ERR(op);
+		rm->m_rdma = op;
+		set_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags);
 	}
 	return 0;
 }
@@ -865,7 +927,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		goto put_rm;
 	}
 	/* As in-tree: the connection's transport may be loopback's. */
-	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
+	if (rm->m_rdma && !(rm->m_rdma->op_atomic ? conn->c_trans->xmit_atomic :
+					    conn->c_trans->xmit_rdma)) {
 		ret = -EOPNOTSUPP;
 		goto put_conn;
 	}

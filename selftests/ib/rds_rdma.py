@@ -26,7 +26,8 @@ from rds_mr import (Buffer, Fail, PAGE, SOL_RDS, RDS_CMSG_RDMA_ARGS,  # noqa
 
 RDS_CMSG_RDMA_DEST = 2
 RDS_CMSG_RDMA_MAP, RDS_CMSG_RDMA_STATUS = 3, 4
-RDS_CMSG_ATOMIC_FADD = 6
+RDS_CMSG_ATOMIC_FADD, RDS_CMSG_ATOMIC_CSWP = 6, 7
+RDS_CMSG_MASKED_ATOMIC_FADD, RDS_CMSG_MASKED_ATOMIC_CSWP = 8, 9
 RDS_CANCEL_SENT_TO = 1
 RDS_RDMA_READWRITE, RDS_RDMA_FENCE = 0x1, 0x2
 RDS_RDMA_NOTIFY_ME, RDS_RDMA_SILENT = 0x20, 0x40
@@ -52,6 +53,29 @@ def rdma_args(cookie, raddr, rbytes, local, flags, token):
     data = struct.pack("=QQQQQQQ", cookie, raddr, rbytes, addr, len(local),
                        flags, token)
     return (SOL_RDS, RDS_CMSG_RDMA_ARGS, data), arr
+
+
+def atomic_args(typ, cookie, raddr, local, flags, token, ops=()):
+    """RDS_CMSG_*ATOMIC_*: @ops are the union's operands, in its order."""
+    ops = (list(ops) + [0, 0, 0, 0])[:4]
+    return (SOL_RDS, typ, struct.pack("=QQQQQQQQQ", cookie, local, raddr,
+                                      *ops, flags, token))
+
+
+def status_of(s, token, timeout=20):
+    """Reads @s until the status of @token comes; messages are dropped."""
+    end = time.time() + timeout
+    while True:
+        s.settimeout(max(end - time.time(), 0.1))
+        try:
+            _, anc, _, _ = s.recvmsg(MIB, 4096)
+        except socket.timeout:
+            raise Fail("no status for operation %d" % token) from None
+        for level, typ, d in anc:
+            if level == SOL_RDS and typ == RDS_CMSG_RDMA_STATUS:
+                t, status = struct.unpack("=Qi", d[:12])
+                if t == token:
+                    return status
 
 
 class Pair:
@@ -350,6 +374,160 @@ def case_errnos(addr, peer):
     p.close()
 
 
+def case_atomic(addr, peer):
+    """FADD and CSWP on the owner's region: 4 user sockets add at once,
+    every old value comes back once and the sum is right; CSWP swaps only
+    on a match; masked variants, which rxe lacks, fail with OTHER_ERROR;
+    bad requests get in-tree's errnos; every pin back."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(1)
+    cookie = get_mr(p.owner, region.addr, PAGE)
+    p.share(cookie)
+    n = 25 if SHORT else 100
+    users = [rds_socket(addr, port=PORT_USER + 10 + k) for k in range(4)]
+    olds, errors = [], []
+    F, N = RDS_CMSG_ATOMIC_FADD, RDS_RDMA_NOTIFY_ME
+
+    def adder(k):
+        s, buf = users[k], Buffer(1)
+        try:
+            for i in range(n):
+                token = k * 1000 + i
+                slot = buf.addr + 8 * (i % 512)
+                s.sendmsg([b""], [atomic_args(F, cookie, 0, slot, N, token,
+                                              [1])], 0, (peer, PORT_OWNER))
+                st = status_of(s, token)
+                if st != SUCCESS:
+                    raise Fail("FADD %d: %s" % (token, NAMES[st]))
+                olds.append(struct.unpack_from("=Q", buf.map,
+                                               8 * (i % 512))[0])
+        except (Fail, OSError) as e:
+            errors.append("sender %d: %s" % (k, e))
+
+    threads = [threading.Thread(target=adder, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise Fail("; ".join(errors))
+    total = struct.unpack_from("=Q", region.map, 0)[0]
+    check(sorted(olds) == list(range(4 * n)) and total == 4 * n,
+          "4 senders x %d FADD +1: each old value once, sum %d" % (n, total))
+    # Each atomic's message reached the owner, empty.
+    got = 0
+    p.owner.settimeout(5)
+    try:
+        while got < 4 * n:
+            data, _ = p.owner_recv()
+            got += data == b""
+    except socket.timeout:
+        pass
+    check(got == 4 * n, "the owner got the %d empty messages" % (4 * n))
+
+    local = Buffer(1)
+    C = RDS_CMSG_ATOMIC_CSWP
+    dst = (peer, PORT_OWNER)
+    struct.pack_into("=Q", region.map, 8, 0x1111)
+    p.user.sendmsg([b""], [atomic_args(C, cookie, 8, local.addr, N, 1,
+                                       [0x1111, 0x2222])], 0, dst)
+    check(p.wait_status(1) == SUCCESS and
+          struct.unpack_from("=Q", local.map, 0)[0] == 0x1111 and
+          struct.unpack_from("=Q", region.map, 8)[0] == 0x2222,
+          "CSWP 0x1111 -> 0x2222 on a match: old 0x1111, swapped")
+    p.user.sendmsg([b""], [atomic_args(C, cookie, 8, local.addr + 8, N, 2,
+                                       [0x1111, 0x3333])], 0, dst)
+    check(p.wait_status(2) == SUCCESS and
+          struct.unpack_from("=Q", local.map, 8)[0] == 0x2222 and
+          struct.unpack_from("=Q", region.map, 8)[0] == 0x2222,
+          "CSWP on a mismatch: old 0x2222, not swapped")
+    for t, typ in ((3, RDS_CMSG_MASKED_ATOMIC_FADD),
+                   (4, RDS_CMSG_MASKED_ATOMIC_CSWP)):
+        p.user.sendmsg([b""], [atomic_args(typ, cookie, 8, local.addr, N, t,
+                                           [1, 2, ~0 & (2**64 - 1), 0])],
+                       0, dst)
+        st = p.wait_status(t)
+        check(st == OTHER_ERROR, "masked atomic %d on rxe: %s" %
+              (typ, NAMES[st]))
+    check(struct.unpack_from("=Q", region.map, 8)[0] == 0x2222,
+          "the masked ones changed nothing")
+    p.user.sendmsg([b""], [atomic_args(F, cookie, PAGE, local.addr, N, 5,
+                                       [1])], 0, dst)
+    check(p.wait_status(5) == REMOTE_ERROR,
+          "FADD past the end of the region: REMOTE_ERROR")
+    p.share(9)		# the connection is back
+
+    expect_errno("ATOMIC cmsg shorter than the struct", errno.EINVAL,
+                 p.user.sendmsg, [b""], [(SOL_RDS, F, bytes(71))], 0, dst)
+    expect_errno("local address not 8-aligned", errno.EFAULT,
+                 p.user.sendmsg, [b""],
+                 [atomic_args(F, cookie, 0, local.addr + 4, N, 6, [1])],
+                 0, dst)
+    expect_errno("local address 0", errno.EFAULT, p.user.sendmsg, [b""],
+                 [atomic_args(F, cookie, 0, 0, N, 6, [1])], 0, dst)
+    expect_errno("two atomics", errno.EINVAL, p.user.sendmsg, [b""],
+                 [atomic_args(F, cookie, 0, local.addr, N, 6, [1]),
+                  atomic_args(C, cookie, 0, local.addr, N, 7, [1])], 0, dst)
+    anc, arr = rdma_args(cookie, 0, PAGE, [(local.addr, 8)], N, 8)
+    expect_errno("an atomic and RDMA_ARGS", errno.EINVAL, p.user.sendmsg,
+                 [b""], [atomic_args(F, cookie, 0, local.addr, N, 6, [1]),
+                         anc], 0, dst)
+    expect_errno("an atomic and RDMA_DEST", errno.EINVAL, p.user.sendmsg,
+                 [b""], [atomic_args(F, cookie, 0, local.addr, N, 6, [1]),
+                         (SOL_RDS, RDS_CMSG_RDMA_DEST,
+                          struct.pack("=Q", cookie))], 0, dst)
+    del arr
+    p.no_more_statuses()
+    for s in users:
+        s.close()
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
+def case_silent(addr, peer):
+    """RDS_RDMA_SILENT: a WRITE or an atomic with no payload reaches the
+    peer's memory and gives its status, but no message reaches the peer;
+    with a payload, or without SILENT, the message comes as usual."""
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(2)
+    local = Buffer(2)
+    cookie = get_mr(p.owner, region.addr, 2 * PAGE)
+    p.share(cookie)
+    S, N, W = RDS_RDMA_SILENT, RDS_RDMA_NOTIFY_ME, RDS_RDMA_READWRITE
+    want = fill(local, 0, PAGE, 5)
+    p.rdma(cookie, 0, PAGE, [(local.addr, PAGE)], S | N | W, 1)
+    check(p.wait_status(1) == SUCCESS and region.map[:PAGE] == want,
+          "silent WRITE: SUCCESS, the data is there")
+    p.user.sendmsg([b""], [atomic_args(RDS_CMSG_ATOMIC_FADD, cookie, PAGE,
+                                       local.addr + PAGE, S | N, 2, [5])],
+                   0, (peer, PORT_OWNER))
+    check(p.wait_status(2) == SUCCESS and
+          struct.unpack_from("=Q", region.map, PAGE)[0] == 5,
+          "silent FADD: SUCCESS, added")
+    p.rdma(cookie, 0, 8, [(local.addr, 8)], S | N | W, 3, b"loud")
+    check(p.wait_status(3) == SUCCESS, "silent WRITE with a payload")
+    p.owner.settimeout(10)
+    check(p.owner_recv()[0] == b"loud",
+          "the owner's first message is the one with a payload")
+    for i in range(20):		# skipped sequence numbers in a row
+        p.rdma(cookie, 0, 8, [(local.addr, 8)], S | W, 10 + i)
+    p.rdma(cookie, 0, 8, [(local.addr, 8)], N | W, 4)
+    check(p.wait_status(4) == SUCCESS, "a WRITE that is not silent")
+    check(p.owner_recv()[0] == b"", "its message comes, and nothing else")
+    p.owner.settimeout(1)
+    try:
+        extra = p.owner_recv()
+        raise Fail("the owner got one more message: %r" % (extra[0],))
+    except socket.timeout:
+        pass
+    p.no_more_statuses()
+    wait_pins(base + 2, "nothing pinned but the region")
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
 def case_notsupp(addr, peer):
     """Transports without RDMA: a well-formed request is EOPNOTSUPP, a
     malformed one EINVAL, nothing pinned."""
@@ -483,6 +661,8 @@ CASES = {
     "dest": case_dest,
     "errnos": case_errnos,
     "notsupp": case_notsupp,
+    "atomic": case_atomic,
+    "silent": case_silent,
     "freed": case_freed,
     "linkdel": case_linkdel,
 }

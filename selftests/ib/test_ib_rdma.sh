@@ -4,9 +4,11 @@
 # RDMA READ and WRITE through RDS/IB sockets (rds_rdma.py does the socket
 # calls) over the rxe pair: 1 B .. 1 MiB both ways with the data checked
 # and every RDS_CMSG_RDMA_STATUS exactly once; use-once and invalidated
-# regions; RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP; in-tree's errnos for
-# bad requests and for transports without RDMA; a region freed under
-# WRITEs in flight; `rdma link del` under WRITEs in flight. Pins are
+# regions; RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP; atomics (FADD from
+# four senders at once, CSWP, the masked ones rxe lacks); RDS_RDMA_SILENT;
+# in-tree's errnos for bad requests and for transports without RDMA; a
+# region freed under WRITEs in flight; `rdma link del` under WRITEs in
+# flight. Pins are
 # counted in /proc/vmstat, and the harness fails the run on any splat or
 # kmemleak report.
 
@@ -15,7 +17,7 @@
 
 RDMA="python3 $(dirname "$0")/rds_rdma.py"
 
-ktap_plan 10
+ktap_plan 12
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "WRITE and READ, 1 B .. 1 MiB, data and statuses" \
@@ -24,6 +26,10 @@ ktap_test "use-once and invalidated regions: REMOTE_ERROR after" \
 	$RDMA once $IA $IB || ib_diag
 ktap_test "RDMA_DEST and RDMA_MAP carry the cookie" \
 	$RDMA dest $IA $IB || ib_diag
+ktap_test "atomics: 4 senders FADD, CSWP, masked ones, errnos" \
+	$RDMA atomic $IA $IB || ib_diag
+ktap_test "RDS_RDMA_SILENT: no message reaches the peer" \
+	$RDMA silent $IA $IB || ib_diag
 ktap_test "bad requests: in-tree's errnos, nothing pinned" \
 	$RDMA errnos $IA $IB
 # Ours, before SO_RDS_TRANSPORT would modprobe whatever rds_tcp there is.

@@ -185,6 +185,7 @@ struct rds_transport rds_ib_transport = {
 	.xmit_path_prepare	= rds_ib_xmit_path_prepare,
 	.xmit_path_complete	= rds_ib_xmit_path_complete,
 	.xmit_rdma		= rds_ib_xmit_rdma,
+	.xmit_atomic		= rds_ib_xmit_rdma,	/* op_atomic tells */
 	.recv_path		= rds_ib_recv_path,
 	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
 	.inc_free		= rds_ib_inc_free,

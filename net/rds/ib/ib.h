@@ -138,6 +138,7 @@ struct rds_ib_send_slot {
 	union {
 		struct ib_send_wr	s_wr;
 		struct ib_rdma_wr	s_rdma_wr;
+		struct ib_atomic_wr	s_atomic_wr;
 		struct ib_reg_wr	s_reg_wr;
 	};
 	struct rds_message	*s_rm;

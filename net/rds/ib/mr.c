@@ -211,6 +211,9 @@ int rds_ib_mr_post_regs(struct rds_ib_connection *ic)
 		s->s_reg_wr.access = IB_ACCESS_LOCAL_WRITE |
 				     IB_ACCESS_REMOTE_READ |
 				     IB_ACCESS_REMOTE_WRITE;
+		/* The peer's atomics too, where the device has any. */
+		if (rdev->rd_dev->attrs.atomic_cap != IB_ATOMIC_NONE)
+			s->s_reg_wr.access |= IB_ACCESS_REMOTE_ATOMIC;
 		s->s_ibmr = ibmr;
 		atomic_dec(&ic->i_send_free);
 		ret = ib_post_send(ic->i_qp, &s->s_reg_wr.wr, NULL);

@@ -254,9 +254,59 @@ bool rds_ib_send_room(struct rds_ib_connection *ic, u32 nr)
 	return false;
 }
 
+/* The RDMA work request of @s for @cnt pieces from @sge, @remote on. */
+static struct ib_send_wr *rds_ib_rdma_wr(struct rds_ib_send_slot *s,
+					 const struct rds_rdma_op *op,
+					 struct ib_sge *sge, unsigned int cnt,
+					 u64 remote)
+{
+	struct ib_rdma_wr *wr = &s->s_rdma_wr;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = op->op_write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = cnt;
+	wr->remote_addr = remote;
+	wr->rkey = op->op_rkey;
+	return &wr->wr;
+}
+
+/* The atomic work request of @s: the old value goes to @sge. */
+static struct ib_send_wr *rds_ib_atomic_wr(struct rds_ib_send_slot *s,
+					   const struct rds_rdma_op *op,
+					   struct ib_sge *sge)
+{
+	struct ib_atomic_wr *wr = &s->s_atomic_wr;
+
+	memset(wr, 0, sizeof(*wr));
+	switch (op->op_atomic) {
+	case RDS_CMSG_ATOMIC_CSWP:
+		wr->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+		break;
+	case RDS_CMSG_ATOMIC_FADD:
+		wr->wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		wr->wr.opcode = IB_WR_MASKED_ATOMIC_CMP_AND_SWP;
+		break;
+	default:
+		wr->wr.opcode = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
+		break;
+	}
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->remote_addr = op->op_remote_addr;
+	wr->rkey = op->op_rkey;
+	wr->compare_add = op->op_compare_add;
+	wr->swap = op->op_swap;
+	wr->compare_add_mask = op->op_compare_add_mask;
+	wr->swap_mask = op->op_swap_mask;
+	return &wr->wr;
+}
+
 /* Posts what it can of the operation; a failed post brings the path down
  * and fails the operation (RDS_RDMA_OTHER_ERROR), which is still taken:
- * it must not go out twice.
+ * it must not go out twice.  An atomic one is one work request.
  */
 static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 			     struct rds_message *rm, unsigned int nents)
@@ -268,31 +318,29 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 
 	for (first = 0; first < nents; first += cnt) {
 		struct rds_ib_send_slot *s = &ic->i_sends[ic->i_send_head];
-		struct ib_rdma_wr *wr = &s->s_rdma_wr;
+		struct ib_send_wr *wr;
 		u32 len = 0;
 
 		cnt = min(nents - first, ic->i_max_send_sge);
 		for (j = 0; j < cnt; j++)
 			len += rr->rr_sge[first + j].length;
-		memset(wr, 0, sizeof(*wr));
-		wr->wr.wr_cqe = &s->s_cqe;
-		wr->wr.opcode = op->op_write ? IB_WR_RDMA_WRITE :
-					       IB_WR_RDMA_READ;
-		wr->wr.sg_list = &rr->rr_sge[first];
-		wr->wr.num_sge = cnt;
-		wr->wr.send_flags = IB_SEND_SIGNALED;
+		if (op->op_atomic)
+			wr = rds_ib_atomic_wr(s, op, rr->rr_sge);
+		else
+			wr = rds_ib_rdma_wr(s, op, &rr->rr_sge[first], cnt,
+					    remote);
+		wr->wr_cqe = &s->s_cqe;
+		wr->send_flags = IB_SEND_SIGNALED;
 		/* RDS_RDMA_FENCE: after the READs before it are done. */
 		if (!first && op->op_fence)
-			wr->wr.send_flags |= IB_SEND_FENCE;
-		wr->remote_addr = remote;
-		wr->rkey = op->op_rkey;
+			wr->send_flags |= IB_SEND_FENCE;
 		remote += len;
 
 		rds_message_addref(rm);
 		s->s_rm = rm;
 		atomic_inc(&rr->rr_pending);
 		atomic_dec(&ic->i_send_free);
-		if (ib_post_send(ic->i_qp, &wr->wr, NULL)) {
+		if (ib_post_send(ic->i_qp, wr, NULL)) {
 			atomic_inc(&ic->i_send_free);
 			s->s_rm = NULL;
 			atomic_dec(&rr->rr_pending);
@@ -303,6 +351,24 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 			return;
 		}
 		ic->i_send_head = (ic->i_send_head + 1) % ic->i_send_nr;
+	}
+}
+
+/* What the device cannot do fails at once (RDS_RDMA_OTHER_ERROR), as a
+ * post it refused would, without taking the path down: rxe, for one, has
+ * no masked atomics.
+ */
+static bool rds_ib_op_supported(struct ib_device *dev,
+				const struct rds_rdma_op *op)
+{
+	switch (op->op_atomic) {
+	case 0:
+		return true;
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_ATOMIC_FADD:
+		return dev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	default:
+		return dev->attrs.masked_atomic_cap != IB_ATOMIC_NONE;
 	}
 }
 
@@ -324,7 +390,8 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 		return ret;
 	/* Its work requests and the header's first fragment. */
 	nr_wr = DIV_ROUND_UP(op->op_nents, ic->i_max_send_sge) + 1;
-	if (nr_wr > ic->i_send_nr / 2) {
+	if (nr_wr > ic->i_send_nr / 2 ||
+	    !rds_ib_op_supported(ic->i_dev->rd_dev, op)) {
 		/* It would never fit the ring (sysctl max_send_wr). */
 		rds_rdma_op_done(rm, RDS_RDMA_OTHER_ERROR);
 		return 0;
