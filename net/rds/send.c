@@ -318,7 +318,7 @@ static bool rds_send_silent(const struct rds_message *rm)
 	       !rm->m_rdma_cookie;
 }
 
-/* The silent message's operation is posted and no acknowledgement will
+/* The silent message's operation is posted and no acknowledgment will
  * ever come for it: it is done with now, as if acknowledged (its status
  * comes from the transport's completion; its pages stay pinned while the
  * work requests hold it).  Its sequence number is skipped on the wire,
