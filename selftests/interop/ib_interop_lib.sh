@@ -14,6 +14,12 @@
 # in-tree offers 3.1 (seen: its first connect, unrejected, came up as
 # 3.1), which we accept.
 #
+# After the messages, RDMA both ways on the same connection
+# (rds_rdma_interop.py): each side registers a region, sends its cookie as
+# RDS_CMSG_RDMA_DEST (in-tree: with RDS_CMSG_RDMA_MAP, its RDS_GET_MR
+# cannot work on rxe), WRITEs into the other's with RDS_RDMA_NOTIFY_ME
+# and READs back; statuses and data are checked on both sides.
+#
 # In-tree rds_rdma trips lockdep on debug kernels: there the test says it
 # skips, but exits 0, as make check counts any other exit of a pair test
 # as a failure.
@@ -140,6 +146,11 @@ ib_version_seen() {
 	fi
 }
 
+ib_interop_diag() {
+	"$BIN/rds-info" -n -s -t -r -I -v | sed 's/^/# /'
+	dmesg | tail -n 30 | sed 's/^/# /'
+}
+
 ib_interop_test() {
 	local ours=$1 first=$2 n why stack side version
 
@@ -155,7 +166,7 @@ ib_interop_test() {
 	side=Passive
 	[ "$RDS_PAIR_ROLE" = "$first" ] && side=Active
 
-	ktap_plan 7
+	ktap_plan 8
 	ktap_test "link to $RDS_PAIR_PEER" pair_link_up || ktap_finished
 	ktap_test "rxe0 on the link" ib_rxe_up || ktap_finished
 	if [ $stack = ours ]; then
@@ -177,9 +188,12 @@ ib_interop_test() {
 		"$BIN/rds_traffic" -T ib -S "$RDS_PAIR_ROLE" -a 192.0.2.1 \
 		-b 192.0.2.2 -n "$n" -m 65536 -t "${RDS_INTEROP_TIMEOUT:-300}" \
 		-l 5; then
-		"$BIN/rds-info" -n -s -t -r -I -v | sed 's/^/# /'
-		dmesg | tail -n 30 | sed 's/^/# /'
+		ib_interop_diag
 	fi
+	ktap_test "RDMA WRITE both ways, data and statuses; READ back" \
+		python3 "$RDS_ROOT/selftests/interop/rds_rdma_interop.py" \
+		$stack "$RDS_PAIR_ROLE" "$RDS_PAIR_ADDR" "$RDS_PAIR_PEER" ||
+		ib_interop_diag
 	version=3.1
 	[ "$first" = "$ours" ] && version=4.1
 	ktap_test "$stack side: version $version, $side" \
