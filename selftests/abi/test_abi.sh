@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 5
 # rds-test: source-only
 #
 # Our uapi/linux/rds.h must describe exactly the ABI of the system's 6.1

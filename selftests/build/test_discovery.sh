@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 5
 # rds-test: source-only
 #
 # The Makefile's kernel discovery as a fresh machine sees it. `make check` and

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 5
 # rds-test: source-only
 #
 # Every source file says its licence in its first lines, and the user ABI

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 120
 #
 # Allocation failures injected into RDS's system calls (the debug kernel's
 # failslab and fail_page_alloc; the test skips on kernels without them).

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 260
 #
 # Teardown races of RDS/TCP, each looped under traffic: netns deletion,
 # link down/up, a sysctl written through a file opened in a netns that is

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 115
 #
 # rds_fuzz over loopback and RDS/TCP: its threads split between netns rds-a
 # and rds-b, sharing their sockets, as root; then a shorter run as nobody.

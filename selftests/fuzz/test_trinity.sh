@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 85
 #
 # Trinity, Debian's syscall fuzzer, on AF_RDS sockets only (-P RDS) and the
 # socket calls, as root and as nobody, with a fixed seed printed so that a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 115
 #
 # RDS/IB when the link goes away, on the rxe pair of ib_lib.sh: rv1 taken
 # down and brought up again under traffic pinned to IB (its rxe port goes

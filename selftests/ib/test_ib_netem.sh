@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 260
 #
 # RDS/IB over a bad link: netem on both veths of the rxe pair (loss 5%,
 # corrupt 5%, duplicate 5%) under traffic pinned to IB. rxe's reliable

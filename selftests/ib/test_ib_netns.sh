@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 115
 #
 # RDS/IB in a network namespace other than init_net. Every rdma_cm id holds
 # its netns, so rds_rdma listens there only while sockets there are bound

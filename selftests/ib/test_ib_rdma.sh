@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 190
 #
 # RDMA READ and WRITE through RDS/IB sockets (rds_rdma.py does the socket
 # calls) over the rxe pair: 1 B .. 1 MiB both ways with the data checked

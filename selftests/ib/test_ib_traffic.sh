@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 240
 #
 # RDS over Soft-RoCE (rds_rdma on two rxe devices joined by a veth pair, in
 # init_net): rds-ping both ways, then 20,000 messages of random sizes

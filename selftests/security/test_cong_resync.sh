@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 115
 #
 # A peer that sends its congestion map on any path (in-tree RDS does) can
 # leave us with a stale map that marks a port congested. A blocking sender

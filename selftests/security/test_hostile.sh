@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 275
 #
 # A hostile peer on the wire: rds_rawpeer.py sends rds-b one malformed
 # input per case. A header that cannot be trusted (a length over 1 MiB)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 20
 #
 # socket(AF_RDS) must not load rds.ko: any unprivileged user could pull the
 # whole RDS stack into the kernel, as Debian's in-tree rds.ko prevents by

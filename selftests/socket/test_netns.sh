@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 35
 #
 # Network namespaces holding RDS sockets: each namespace has its own bind
 # table and socket list; deleting a namespace whose sockets are still open,

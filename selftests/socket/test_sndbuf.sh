@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 35
 #
 # A full send buffer: over TCP to a peer address nobody answers, messages stay
 # queued; a non-blocking send then fails with EAGAIN, poll() has no POLLOUT,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 145
 #
 # Network namespaces isolate RDS: two netns pairs with the same addresses
 # (rds-a/rds-b and rds-c/rds-d, 192.0.2.1 and 192.0.2.2 in both) and a

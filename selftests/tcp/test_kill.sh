@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 105
 #
 # RDS/TCP connections killed mid-stream, while messages flow both ways:
 # by ss -K on either side (the other sees a reset), by the link going down

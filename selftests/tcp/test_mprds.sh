@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 85
 #
 # Multipath RDS/TCP: eight sockets whose bound ports hash to eight paths
 # send over several TCP connections (seen with ss), each socket's messages

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 135
 #
 # RDS/TCP over a bad link: netem on both veths (loss 5%, corrupt 5%,
 # duplicate 5%, reordering) while the buffer sysctls are rewritten in both

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 160
 #
 # Scale and memory bounds of RDS/TCP in one guest: 10,000 sockets (2,000
 # on slow kernels) each sending a message, 1,000 peers (40) each a

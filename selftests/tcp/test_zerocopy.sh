@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 40
 #
 # MSG_ZEROCOPY over RDS/TCP (rds_zcopy): messages of assorted sizes and page
 # offsets arrive intact, and every send's cookie comes back exactly once in

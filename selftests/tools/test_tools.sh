@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 105
 #
 # rds-ping, rds-info and rds-stress against our modules, between two network
 # namespaces. selftests/intree/test_tools.sh runs the same checks against the

@@ -109,26 +109,47 @@ run() {
 	tally "$1" "$start"
 }
 
+# cost TEST: what TEST takes on the debug kernel under CI's load, in
+# seconds, as its "# rds-cost: N" line says (60 without one): the weight
+# by which ours() deals the tests out.
+cost() {
+	local c
+
+	c=$(sed -n '1,5s/^# rds-cost: \([0-9][0-9]*\)$/\1/p' "$root/selftests/$1")
+	echo "${c:-60}"
+}
+
 # ours: our suite, in RDS_CHECK_JOBS guests at once, the tests dealt out
-# in turn (neighbours are alike in length). Their outputs follow each
-# other once all are done.
+# by cost, the longest first, each to the guest with the least so far, so
+# that the guests end together. Their outputs follow each other once all
+# are done.
 ours() {
-	local jobs=${RDS_CHECK_JOBS:-1} start=$SECONDS tests=() mine t i j
+	local jobs=${RDS_CHECK_JOBS:-1} start=$SECONDS load=() mine=() t c j min
 
 	if [ "$jobs" -le 1 ]; then
 		run ours "${timeouts[0]}"
 		return
 	fi
-	for t in "$root"/selftests/*/test_*.sh; do
-		case $t in */selftests/intree/*) continue ;; esac
-		tests+=("${t#"$root"/selftests/}")
-	done
 	for ((j = 1; j <= jobs; j++)); do
-		mine=()
-		for ((i = j - 1; i < ${#tests[@]}; i += jobs)); do
-			mine+=("${tests[i]}")
+		load[j]=0
+		mine[j]=
+	done
+	while read -r c t; do
+		min=1
+		for ((j = 2; j <= jobs; j++)); do
+			[ "${load[j]}" -lt "${load[min]}" ] && min=$j
 		done
-		boot "ours-$j" "${timeouts[0]}" "${mine[@]}" \
+		load[min]=$((load[min] + c))
+		mine[min]+=" $t"
+	done < <(for t in "$root"/selftests/*/test_*.sh; do
+			case $t in */selftests/intree/*) continue ;; esac
+			t=${t#"$root"/selftests/}
+			echo "$(cost "$t") $t"
+		done | sort -k1,1nr -k2,2)
+	for ((j = 1; j <= jobs; j++)); do
+		# Each guest runs its tests in name order, as a single one would.
+		# shellcheck disable=SC2046,SC2086 # a list of test names
+		boot "ours-$j" "${timeouts[0]}" $(printf '%s\n' ${mine[j]} | sort) \
 			>"$root/build/vm/check-$kver-ours-$j.log" 2>&1 &
 	done
 	wait
