@@ -272,6 +272,15 @@ bool parse_interval(const char *str, uint64_t *usec)
 	return true;
 }
 
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

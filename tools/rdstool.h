@@ -53,6 +53,7 @@ bool parse_uint(const char *str, unsigned long max, unsigned long *val);
 bool parse_size(const char *str, unsigned long max, unsigned long *val);
 bool parse_interval(const char *str, uint64_t *usec);
 
+void *xcalloc(size_t n, size_t size);
 uint64_t now_ns(void);
 void on_signals(int sig1, int sig2, void (*handler)(int));
 

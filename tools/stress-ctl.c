@@ -7,6 +7,7 @@
  * read that returns 0 means the peer is gone.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,14 +18,14 @@
 #include "rdstool.h"
 #include "rds-stress.h"
 
-#define CTL_VERSION		1
+#define CTL_VERSION		2
 #define CONNECT_TIMEOUT_MS	5000
 #define HELLO_TIMEOUT_MS	10000
 
 struct ctl_hello {
 	uint32_t magic;
 	uint32_t version;
-	uint32_t opts[8];	/* struct stress_opts, field by field */
+	uint32_t opts[16];	/* struct stress_opts, field by field */
 	uint8_t family;
 	uint8_t pad[3];
 	uint8_t addr[16];
@@ -64,6 +65,9 @@ static void write_full(int fd, const void *buf, size_t len)
 		len -= n;
 	}
 }
+
+static_assert(sizeof(struct stress_opts) <= sizeof(((struct ctl_hello *)0)->opts),
+	      "struct stress_opts outgrew the hello");
 
 static void hello_pack(struct ctl_hello *h, const struct stress_opts *o,
 		       const struct sockaddr_storage *addr)
@@ -202,6 +206,8 @@ void ctl_setup(struct stress_run *r)
 		if (!read_full(r->ctl_fd, &h, sizeof(h), HELLO_TIMEOUT_MS))
 			die("control connection: no options from the active side");
 		hello_unpack(&h, &r->o, &r->peer);
+		if (!stress_opts_valid(&r->o))
+			die("control connection: the active side's options are out of range");
 		if (r->peer.ss_family != r->local.ss_family)
 			die("the active side's address %s is not of our family",
 			    addr_str(&r->peer));

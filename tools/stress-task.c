@@ -4,7 +4,8 @@
  * "depth" requests in flight to every task of the peer and acks every
  * request it receives. The socket is non-blocking so that a full send
  * queue never stops the task from receiving, which could deadlock two
- * tasks that both wait to send.
+ * tasks that both wait to send. With -D, stress-rdma.c adds the RDMA
+ * to requests and acks, and the statuses come in with the messages.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -14,27 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/rds.h>
 
 #include "rdstool.h"
 #include "rds-stress.h"
 
 /* Messages handled per wakeup before sending again. */
 #define RECV_BATCH	64
+/* RDMA statuses taken per recvmsg() */
+#define STATUS_BATCH	32
 
 int stress_stop;
+int stress_quit;
 
 static bool stopping(void)
 {
 	return __atomic_load_n(&stress_stop, __ATOMIC_RELAXED);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		die("out of memory");
-	return p;
 }
 
 /*
@@ -69,6 +65,8 @@ void task_open(struct task *t, const struct stress_run *r)
 	/* The TOS goes through the transport, which bind() picks. */
 	if (o->tos)
 		rds_set_tos(t->fd, o->tos);
+	if (o->rdma_bytes)
+		rdma_open(t);
 
 	t->outstanding = xcalloc(o->tasks, sizeof(*t->outstanding));
 	t->owed_head = xcalloc(o->tasks, sizeof(*t->owed_head));
@@ -80,6 +78,7 @@ void task_open(struct task *t, const struct stress_run *r)
 void task_close(struct task *t)
 {
 	close(t->fd);
+	rdma_close(t);
 	free(t->outstanding);
 	free(t->owed_head);
 	free(t->owed_count);
@@ -103,13 +102,32 @@ static bool pattern_ok(const char *buf, size_t len, uint32_t seq)
 	return true;
 }
 
-/* Returns false when the socket cannot take the message right now. */
-static bool send_msg(struct task *t, unsigned int peer, int type, uint64_t ts)
+static __noreturn void send_failed(const struct task *t, const struct sockaddr_storage *to)
+{
+	if (errno == EOPNOTSUPP && t->rdma)
+		die("task %u: RDMA to %s refused (EOPNOTSUPP): -D needs RDS/IB",
+		    t->idx, addr_str(to));
+	die_errno("task %u: cannot send to %s", t->idx, addr_str(to));
+}
+
+/*
+ * Returns false when the message cannot go right now. An ack goes to ring
+ * index @owed's request.
+ */
+static bool send_msg(struct task *t, unsigned int peer, int type, uint64_t ts,
+		     unsigned int owed)
 {
 	const struct stress_run *r = t->run;
 	struct sockaddr_storage to = r->peer;
 	struct stress_hdr *h = (struct stress_hdr *)t->buf;
 	size_t len = type == MSG_REQ ? r->o.req_bytes : r->o.ack_bytes;
+	struct iovec iov = { .iov_base = t->buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = &to,
+		.msg_namelen = addr_len(&to),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
 	uint64_t start;
 	ssize_t ret;
 	size_t i;
@@ -124,17 +142,24 @@ static bool send_msg(struct task *t, unsigned int peer, int type, uint64_t ts)
 	if (r->o.verify)
 		for (i = sizeof(*h); i < len; i++)
 			t->buf[i] = pattern(t->seq, i);
+	if (t->rdma && type == MSG_REQ && !rdma_req_build(t, peer, h, &m))
+		return false;
+	if (t->rdma && type == MSG_ACK)
+		rdma_ack_build(t, peer, owed, h, &m);
 
 	addr_set_port(&to, r->port + 1 + peer);
 	start = now_ns();
-	ret = sendto(t->fd, t->buf, len, MSG_DONTWAIT, (struct sockaddr *)&to,
-		     addr_len(&to));
+	ret = sendmsg(t->fd, &m, MSG_DONTWAIT);
 	stat_add(t->stats.tx_ns, now_ns() - start);
+	if (t->rdma && type == MSG_REQ)
+		rdma_req_sent(t, peer, h, ret >= 0);
 	if (ret < 0) {
 		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
 			return false;
-		die_errno("task %u: cannot send to %s", t->idx, addr_str(&to));
+		send_failed(t, &to);
 	}
+	if (t->rdma && type == MSG_ACK)
+		rdma_ack_sent(t, peer, h);
 	stat_add(t->stats.tx_msgs, 1);
 	stat_add(t->stats.tx_bytes, len);
 	return true;
@@ -150,8 +175,11 @@ static void send_pending(struct task *t)
 	t->blocked = false;
 	for (p = 0; p < o->tasks; p++) {
 		while (t->owed_count[p]) {
+			/* An RDMA status will make room: no need to poll for it. */
+			if (t->rdma && !rdma_ack_ready(t, p, t->owed_head[p]))
+				break;
 			slot = p * o->depth + t->owed_head[p];
-			if (!send_msg(t, p, MSG_ACK, t->owed_ts[slot]))
+			if (!send_msg(t, p, MSG_ACK, t->owed_ts[slot], t->owed_head[p]))
 				goto blocked;
 			t->owed_head[p] = (t->owed_head[p] + 1) % o->depth;
 			t->owed_count[p]--;
@@ -159,7 +187,7 @@ static void send_pending(struct task *t)
 	}
 	for (p = 0; p < o->tasks && !stopping(); p++) {
 		while (t->outstanding[p] < o->depth) {
-			if (!send_msg(t, p, MSG_REQ, now_ns()))
+			if (!send_msg(t, p, MSG_REQ, now_ns(), 0))
 				goto blocked;
 			t->outstanding[p]++;
 		}
@@ -180,7 +208,7 @@ static int peer_of(const struct task *t, const struct sockaddr_storage *from)
 	return port - r->port - 1;
 }
 
-static void handle_msg(struct task *t, int peer, size_t len)
+static void handle_msg(struct task *t, int peer, size_t len, uint64_t cookie)
 {
 	const struct stress_opts *o = &t->run->o;
 	struct stress_hdr *h = (struct stress_hdr *)t->buf;
@@ -203,39 +231,116 @@ static void handle_msg(struct task *t, int peer, size_t len)
 		}
 		slot = (t->owed_head[peer] + t->owed_count[peer]) % o->depth;
 		t->owed_ts[peer * o->depth + slot] = be64toh(h->sent_ns);
+		if (t->rdma)
+			rdma_req_received(t, peer, slot, h, cookie);
 		t->owed_count[peer]++;
 	} else if (h->type == MSG_ACK && t->outstanding[peer]) {
 		t->outstanding[peer]--;
 		stat_add(t->stats.rtt_ns, now_ns() - be64toh(h->sent_ns));
 		stat_add(t->stats.rtt_count, 1);
+		if (t->rdma)
+			rdma_ack_received(t, peer, h);
 	}
+}
+
+/*
+ * The cmsgs of one recvmsg(): RDMA statuses, which come alone, or the
+ * cookie of the region a request lends us.
+ */
+static uint64_t take_cmsgs(struct task *t, struct msghdr *m)
+{
+	struct rds_rdma_notify n;
+	struct cmsghdr *c;
+	uint64_t cookie = 0;
+
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_RDS)
+			continue;
+		if (c->cmsg_type == RDS_CMSG_RDMA_STATUS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(n))) {
+			memcpy(&n, CMSG_DATA(c), sizeof(n));
+			rdma_status(t, n.user_token, n.status);
+		} else if (c->cmsg_type == RDS_CMSG_RDMA_DEST &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(cookie))) {
+			memcpy(&cookie, CMSG_DATA(c), sizeof(cookie));
+		}
+	}
+	return cookie;
 }
 
 static void recv_batch(struct task *t)
 {
 	const struct stress_opts *o = &t->run->o;
 	size_t max = o->req_bytes > o->ack_bytes ? o->req_bytes : o->ack_bytes;
+	union {
+		char buf[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * STATUS_BATCH];
+		struct cmsghdr align;
+	} ctl;
 	struct sockaddr_storage from;
-	socklen_t flen;
+	struct iovec iov = { .iov_base = t->buf, .iov_len = max };
+	struct msghdr m;
+	uint64_t cookie;
 	ssize_t len;
 	int i, peer;
 
 	for (i = 0; i < RECV_BATCH; i++) {
-		flen = sizeof(from);
-		len = recvfrom(t->fd, t->buf, max, MSG_DONTWAIT | MSG_TRUNC,
-			       (struct sockaddr *)&from, &flen);
+		m = (struct msghdr){
+			.msg_name = &from,
+			.msg_namelen = sizeof(from),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctl.buf,
+			.msg_controllen = sizeof(ctl.buf),
+		};
+		len = recvmsg(t->fd, &m, MSG_DONTWAIT | MSG_TRUNC);
 		if (len < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
 			die_errno("task %u: receive", t->idx);
 		}
+		cookie = take_cmsgs(t, &m);
+		if (!m.msg_namelen)
+			continue;	/* statuses only */
 		peer = peer_of(t, &from);
 		if (peer < 0 || (size_t)len > max) {
 			stat_add(t->stats.dropped, 1);
 			continue;
 		}
-		handle_msg(t, peer, len);
+		handle_msg(t, peer, len, cookie);
 	}
+}
+
+/* Nothing of ours unanswered, nothing owed, no RDMA without a status. */
+static bool task_idle(const struct task *t)
+{
+	unsigned int p;
+
+	for (p = 0; p < t->run->o.tasks; p++)
+		if (t->outstanding[p] || t->owed_count[p])
+			return false;
+	return !rdma_in_flight(t);
+}
+
+/*
+ * Without -D a task ends at stress_stop. With it, it tells the parent
+ * when its requests are all answered (drained) and goes on answering
+ * the peer's until stress_quit: 1 once idle, 2 at once.
+ */
+static bool task_done(struct task *t)
+{
+	unsigned int p;
+	bool drained = true;
+	int quit;
+
+	if (!stopping())
+		return false;
+	if (!t->rdma)
+		return true;
+	for (p = 0; p < t->run->o.tasks; p++)
+		drained &= !t->outstanding[p];
+	__atomic_store_n(&t->drained, drained, __ATOMIC_RELAXED);
+	quit = __atomic_load_n(&stress_quit, __ATOMIC_RELAXED);
+	return quit > 1 || (quit && task_idle(t));
 }
 
 void *task_main(void *arg)
@@ -243,7 +348,7 @@ void *task_main(void *arg)
 	struct task *t = arg;
 	struct pollfd pfd = { .fd = t->fd };
 
-	while (!stopping()) {
+	while (!task_done(t)) {
 		send_pending(t);
 		/*
 		 * Blocked on a congested peer, POLLOUT can stay set while
@@ -255,5 +360,6 @@ void *task_main(void *arg)
 		else if (t->blocked)
 			poll(NULL, 0, 1);
 	}
+	__atomic_store_n(&t->ended, true, __ATOMIC_RELEASE);
 	return NULL;
 }
