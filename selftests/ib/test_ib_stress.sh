@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 180
 #
 # rds-stress in RDMA mode (-D) over the rxe pair: a passive instance on IB,
 # an active one on IA, every ack doing an RDMA READ or WRITE on the buffer
