@@ -256,18 +256,21 @@ rds_exchange() {
 # --- two guests (selftests/vm/run-pair.sh) ------------------------------------
 
 # pair_link_up: give this guest's link its address (RDS_PAIR_ADDR/24, set by
-# run-pair.sh), bring it up and wait up to 60 s until the peer answers a ping.
+# run-pair.sh), bring it up and wait until the peer answers a ping: up to
+# 300 s, as the peer may be booting a second time (run-guest.sh kills a
+# debug kernel's boot that hangs, after 120 s, and boots it again).
 pair_link_up() {
-	local dev i
+	local dev start=$SECONDS
 
 	modprobe virtio_net 2>/dev/null # built in on some kernels
 	dev=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
 	[ -n "$dev" ] || { echo "pair_link_up: no network device" >&2; return 1; }
 	ip addr add "$RDS_PAIR_ADDR/24" dev "$dev" || return 1
 	ip link set "$dev" up || return 1
-	for i in $(seq 60); do
+	while [ $((SECONDS - start)) -lt 300 ]; do
 		ping -c 1 -W 1 "$RDS_PAIR_PEER" >/dev/null 2>&1 && return 0
+		sleep 1 # not a busy loop where ping fails at once
 	done
-	echo "pair_link_up: no answer from $RDS_PAIR_PEER on $dev" >&2
+	echo "pair_link_up: no answer from $RDS_PAIR_PEER on $dev in $((SECONDS - start)) s" >&2
 	return 1
 }
