@@ -392,7 +392,9 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	nr_wr = DIV_ROUND_UP(op->op_nents, ic->i_max_send_sge) + 1;
 	if (nr_wr > ic->i_send_nr / 2 ||
 	    !rds_ib_op_supported(ic->i_dev->rd_dev, op)) {
-		/* It would never fit the ring (sysctl max_send_wr). */
+		/* It would never fit the ring (sysctl max_send_wr), or the
+		 * device cannot do it at all.
+		 */
 		rds_rdma_op_done(rm, RDS_RDMA_OTHER_ERROR);
 		return 0;
 	}
