@@ -551,6 +551,7 @@ struct rds_mr {
 	struct kref		r_kref;
 	struct work_struct	r_free_work;	/* the last put in softirq */
 	struct rb_node		r_node;		/* rs_mr_tree, rs_mr_lock */
+	struct list_head	r_drop;		/* rds_rdma_drop_mrs() */
 	u32			r_key;		/* the rkey: the cookie's low half */
 	bool			r_use_once;	/* RDS_RDMA_USE_ONCE */
 	bool			r_invalidate;	/* RDS_RDMA_INVALIDATE */
@@ -652,6 +653,9 @@ struct rds_transport {
 	 * MRs do (rdma link del): the transport then drops their mappings
 	 * itself, in its device removal, and mr_release has nothing left to
 	 * undo on the device.
+	 * mr_invalidate: optional, in process context, before mr_release
+	 * when many MRs go at once: start killing the remote key without
+	 * waiting, so that mr_release waits for all of them together.
 	 * mr_flush: RDS_FREE_MR with cookie 0: finish deferred releases.
 	 *
 	 * xmit_rdma, xmit_atomic: post the RDMA or atomic operation of @rm,
@@ -668,6 +672,7 @@ struct rds_transport {
 	 */
 	int (*mr_register)(struct net *net, const struct in6_addr *laddr,
 			   u32 scope_id, struct rds_mr *mr);
+	void (*mr_invalidate)(struct rds_mr *mr);
 	void (*mr_release)(struct rds_mr *mr, bool invalidate);
 	void (*mr_flush)(struct net *net);
 	int (*xmit_rdma)(struct rds_conn_path *cp, struct rds_message *rm);

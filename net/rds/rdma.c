@@ -280,23 +280,38 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 	return 0;
 }
 
-/* Nobody can register any more; each put may sleep in the transport. */
+/* Nobody can register any more; each put may sleep in the transport.
+ * The regions nobody else holds have their keys killed first, all of
+ * them, so that the transport does that in batches rather than one round
+ * trip per region (a socket may have thousands).
+ */
 void rds_rdma_drop_mrs(struct rds_sock *rs)
 {
+	struct rds_mr *mr, *next;
 	struct rb_node *node;
 	unsigned long flags;
-	struct rds_mr *mr;
+	LIST_HEAD(drop);
 
 	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	while ((node = rb_first(&rs->rs_mr_tree))) {
 		mr = rb_entry(node, struct rds_mr, r_node);
 		rds_mr_unlink(rs, mr);
-		spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
-		rds_mr_put(mr);
-		cond_resched();
-		spin_lock_irqsave(&rs->rs_mr_lock, flags);
+		list_add_tail(&mr->r_drop, &drop);
 	}
 	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+
+	/* Out of the tree, a region nobody else holds stays so. */
+	list_for_each_entry(mr, &drop, r_drop) {
+		if (mr->r_trans && mr->r_trans->mr_invalidate &&
+		    kref_read(&mr->r_kref) == 1)
+			mr->r_trans->mr_invalidate(mr);
+		cond_resched();
+	}
+	list_for_each_entry_safe(mr, next, &drop, r_drop) {
+		list_del(&mr->r_drop);
+		rds_mr_put(mr);
+		cond_resched();
+	}
 }
 
 bool rds_rdma_have_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)

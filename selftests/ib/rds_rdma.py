@@ -14,6 +14,7 @@ import mmap
 import os
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -38,6 +39,8 @@ NAMES = {SUCCESS: "SUCCESS", REMOTE_ERROR: "REMOTE_ERROR",
 PORT_USER, PORT_OWNER = 4300, 4301
 SHORT = os.environ.get("RDS_PROFILE") == "short"
 MIB = 1 << 20
+RDS_INFO = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "..", "..", "build", "bin", "rds-info")
 
 
 def vecs(*pairs):
@@ -585,6 +588,88 @@ def case_freed(addr, peer):
     check(pins() == base, "close: every pin back")
 
 
+def counters(*names):
+    """The RDS counters NAMES, as rds-info -c prints them."""
+    out = subprocess.run([RDS_INFO, "-c"], check=True, capture_output=True,
+                         text=True).stdout
+    got = dict(line.split()[:2] for line in out.splitlines()
+               if len(line.split()) >= 2)
+    return [int(got.get(n, 0)) for n in names]
+
+
+def case_pool(addr, peer):
+    """Regions freed with a connection up are invalidated (LOCAL_INV) and
+    their MRs registered again for the next regions: the MR count stays
+    put; a key of a region freed before reaches nothing, though its MR
+    maps another region now; a socket closed with thousands of regions
+    has them invalidated together."""
+    names = ("ib_rdma_mr_8k_alloc", "ib_rdma_mr_8k_reused",
+             "ib_rdma_mr_invalidate", "ib_rdma_mr_1m_alloc",
+             "ib_rdma_mr_1m_reused")
+    base = pins()
+    p = Pair(addr, peer)
+    region = Buffer(4)
+    local = Buffer(4)
+    p.share(1)			# the connection is up
+    before = counters(*names)
+    rounds = 20 if SHORT else 100
+    for r in range(1, rounds + 1):
+        cookie = get_mr(p.owner, region.addr, 2 * PAGE)
+        p.share(cookie)
+        want = fill(local, 0, 2 * PAGE, r)
+        p.rdma(cookie, 0, 2 * PAGE, [(local.addr, 2 * PAGE)],
+               RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, r)
+        if p.wait_status(r) != SUCCESS or region.map[:2 * PAGE] != want:
+            raise Fail("round %d: WRITE to a reused MR failed" % r)
+        free_mr(p.owner, cookie)
+    alloc, reused, inv, _, _ = (a - b for a, b in
+                                zip(counters(*names), before))
+    print("%d regions: %d MRs allocated, %d reused, %d invalidated" %
+          (rounds, alloc, reused, inv))
+    check(alloc <= 2 and reused >= rounds - 2 and inv >= rounds - 1,
+          "the regions took turns on the pool's MRs")
+
+    # The MR of a freed region maps the next one, under another key.
+    old = get_mr(p.owner, region.addr, 2 * PAGE)
+    free_mr(p.owner, old)
+    new = get_mr(p.owner, region.addr + 2 * PAGE, PAGE)
+    check(new & 0xffffff00 == old & 0xffffff00 and new != old,
+          "the next region has the MR (key %#x after %#x)" %
+          (new & 0xffffffff, old & 0xffffffff))
+    p.share(new)
+    region.map[2 * PAGE:3 * PAGE] = bytes(PAGE)
+    fill(local, 0, PAGE, 9)
+    p.rdma(old, 0, PAGE, [(local.addr, PAGE)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1000)
+    check(p.wait_status(1000) == REMOTE_ERROR and
+          region.map[2 * PAGE:3 * PAGE] == bytes(PAGE),
+          "WRITE with the old key: REMOTE_ERROR, nothing written")
+    p.share(new)		# the connection is back
+    want = fill(local, 0, PAGE, 10)
+    p.rdma(new, 0, PAGE, [(local.addr, PAGE)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1001)
+    check(p.wait_status(1001) == SUCCESS and
+          region.map[2 * PAGE:3 * PAGE] == want,
+          "WRITE with the new key: SUCCESS")
+    free_mr(p.owner, new)
+
+    # Thousands of regions, then close: invalidated as one batch.
+    n = 2000 if SHORT else 10000
+    buf = Buffer(64)
+    before = counters(*names)
+    for i in range(n):
+        get_mr(p.owner, buf.addr + (i % 64) * PAGE, PAGE)
+    p.share(2)
+    t = time.time()
+    p.owner.close()
+    took = time.time() - t
+    inv = counters(*names)[2] - before[2]
+    print("%d regions closed in %.1f s, %d invalidated" % (n, took, inv))
+    check(inv >= n // 2, "close invalidated the regions")
+    p.user.close()
+    check(pins() == base, "close: every pin back")
+
+
 def case_linkdel(addr, peer, dev, netdev):
     """rdma link del under WRITEs in flight, sent on until after it:
     every operation gets one status, some an error; RDS_CANCEL_SENT_TO
@@ -664,6 +749,7 @@ CASES = {
     "atomic": case_atomic,
     "silent": case_silent,
     "freed": case_freed,
+    "pool": case_pool,
     "linkdel": case_linkdel,
 }
 

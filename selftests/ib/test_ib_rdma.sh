@@ -7,7 +7,8 @@
 # and every RDS_CMSG_RDMA_STATUS exactly once; use-once and invalidated
 # regions; RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP; atomics (FADD from
 # four senders at once, CSWP, the masked ones rxe lacks); RDS_RDMA_SILENT;
-# in-tree's errnos for bad requests and for transports without RDMA; a
+# in-tree's errnos for bad requests and for transports without RDMA; MRs
+# invalidated and taken again from the device's pool, old keys dead; a
 # region freed under WRITEs in flight; `rdma link del` under WRITEs in
 # flight. Pins are
 # counted in /proc/vmstat, and the harness fails the run on any splat or
@@ -18,7 +19,7 @@
 
 RDMA="python3 $(dirname "$0")/rds_rdma.py"
 
-ktap_plan 12
+ktap_plan 13
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "WRITE and READ, 1 B .. 1 MiB, data and statuses" \
@@ -38,6 +39,8 @@ notsupp() {
 	rds_load tcp && $RDMA notsupp $IA $IB
 }
 ktap_test "TCP and loopback sockets: EOPNOTSUPP" notsupp
+ktap_test "MR pools: LOCAL_INV, reuse, stale keys, close with many" \
+	$RDMA pool $IA $IB || ib_diag
 ktap_test "region freed under WRITEs in flight" \
 	$RDMA freed $IA $IB || ib_diag
 ktap_test "rdma link del under WRITEs in flight, link back" \

@@ -14,7 +14,7 @@ static LIST_HEAD(rds_ib_devices);
 static int rds_ib_add_one(struct ib_device *dev)
 {
 	struct rds_ib_device *rdev;
-	int ret;
+	int ret, i;
 
 	if (dev->node_type != RDMA_NODE_IB_CA)
 		return -EOPNOTSUPP;
@@ -29,6 +29,8 @@ static int rds_ib_add_one(struct ib_device *dev)
 	INIT_LIST_HEAD(&rdev->rd_conns);
 	INIT_LIST_HEAD(&rdev->rd_mrs);
 	INIT_LIST_HEAD(&rdev->rd_mr_pending);
+	for (i = 0; i < RDS_IB_MR_CLASSES; i++)
+		INIT_LIST_HEAD(&rdev->rd_mr_pool[i]);
 	rdev->rd_max_sge = dev->attrs.max_send_sge;
 	rdev->rd_max_wr = dev->attrs.max_qp_wr;
 

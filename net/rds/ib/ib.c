@@ -192,6 +192,7 @@ struct rds_transport rds_ib_transport = {
 	.t_unloading		= rds_ib_t_unloading,
 	.stats_info_copy	= rds_ib_stats_info_copy,
 	.mr_register		= rds_ib_mr_register,
+	.mr_invalidate		= rds_ib_mr_invalidate,
 	.mr_release		= rds_ib_mr_release,
 	.mr_flush		= rds_ib_mr_flush,
 };

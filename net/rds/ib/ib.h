@@ -44,6 +44,8 @@
 /* Consumer reject data (a host-order int): "incompatible", or a race. */
 #define RDS_RDMA_REJ_INCOMPAT	1
 #define RDS_IB_RESOLVE_MS	5000
+/* Memory region sizes with a pool of MRs of their own (mr.c). */
+#define RDS_IB_MR_CLASSES	2
 /* Scatter entries per RDMA READ or WRITE work request, at most. */
 #define RDS_IB_MAX_SGE		32
 
@@ -104,9 +106,11 @@ struct rds_ib_mr;
  * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here),
  * rd_dying (remove has begun: no path may join rd_conns, and no
  * region rd_mrs, which the MR code reads under its rds_ib_mr_mutex) and
- * rd_mr_pending (regions whose IB_WR_REG_MR the next sender on any path
- * here posts, see mr.c).  rd_mrs is protected by rds_ib_mr_mutex (mr.c),
- * which is taken outside rd_lock.
+ * rd_mr_pending (regions whose IB_WR_REG_MR or IB_WR_LOCAL_INV the next
+ * sender on any path here posts, see mr.c) and the pools of idle MRs
+ * (rd_mr_pool[], rd_mr_pooled[]: emptied by remove, refused once rd_dying
+ * is set).  rd_mrs is protected by rds_ib_mr_mutex (mr.c), which is taken
+ * outside rd_lock.
  */
 struct rds_ib_device {
 	struct list_head	rd_item;		/* rds_ib_devices */
@@ -118,7 +122,9 @@ struct rds_ib_device {
 	struct list_head	rd_conns;
 	bool			rd_dying;
 	struct list_head	rd_mrs;		/* regions mapped here */
-	struct list_head	rd_mr_pending;	/* ...not yet registered */
+	struct list_head	rd_mr_pending;	/* ...with a work request to post */
+	struct list_head	rd_mr_pool[RDS_IB_MR_CLASSES];
+	unsigned int		rd_mr_pooled[RDS_IB_MR_CLASSES];
 	u32			rd_max_sge;
 	u32			rd_max_wr;
 };
@@ -131,7 +137,8 @@ struct rds_ib_device {
  * A slot may carry another work request instead, always signaled, whose
  * completion lets go of what it holds before the slot is free again: an
  * RDMA READ or WRITE of a message's operation (s_rm, a message reference)
- * or the IB_WR_REG_MR of a memory region (s_ibmr, whose release waits).
+ * or the IB_WR_REG_MR or IB_WR_LOCAL_INV of a memory region (s_ibmr,
+ * whose release waits).
  */
 struct rds_ib_send_slot {
 	struct ib_cqe		s_cqe;
@@ -186,6 +193,13 @@ enum rds_ib_stat {
 	RDS_IB_STAT_ACK_SEND_FAILURE,
 	RDS_IB_STAT_ACK_SEND_PIGGYBACKED,
 	RDS_IB_STAT_ACK_RECEIVED,
+	RDS_IB_STAT_RDMA_MR_8K_ALLOC,
+	RDS_IB_STAT_RDMA_MR_8K_FREE,
+	RDS_IB_STAT_RDMA_MR_8K_REUSED,
+	RDS_IB_STAT_RDMA_MR_1M_ALLOC,
+	RDS_IB_STAT_RDMA_MR_1M_FREE,
+	RDS_IB_STAT_RDMA_MR_1M_REUSED,
+	RDS_IB_STAT_RDMA_MR_INVALIDATE,
 	RDS_IB_STAT_NR
 };
 
@@ -335,12 +349,13 @@ struct rds_ib_device *rds_ib_addr_device(struct net *net,
 /* mr.c */
 int rds_ib_mr_register(struct net *net, const struct in6_addr *laddr,
 		       u32 scope_id, struct rds_mr *mr);
+void rds_ib_mr_invalidate(struct rds_mr *mr);
 void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
 void rds_ib_mr_flush(struct net *net);
 void rds_ib_mr_device_remove(struct rds_ib_device *rdev);
-int rds_ib_mr_post_regs(struct rds_ib_connection *ic);
-void rds_ib_mr_reg_done(struct rds_ib_connection *ic, struct rds_ib_mr *ibmr,
-			enum ib_wc_status status);
+int rds_ib_mr_post_wrs(struct rds_ib_connection *ic);
+void rds_ib_mr_wr_done(struct rds_ib_connection *ic, struct rds_ib_mr *ibmr,
+		       enum ib_wc_status status);
 
 /* cm.c */
 int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);

@@ -112,6 +112,14 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_ACK_SEND_FAILURE]		= "ib_ack_send_failure",
 	[RDS_IB_STAT_ACK_SEND_PIGGYBACKED]	= "ib_ack_send_piggybacked",
 	[RDS_IB_STAT_ACK_RECEIVED]		= "ib_ack_received",
+	[RDS_IB_STAT_RDMA_MR_8K_ALLOC]		= "ib_rdma_mr_8k_alloc",
+	[RDS_IB_STAT_RDMA_MR_8K_FREE]		= "ib_rdma_mr_8k_free",
+	[RDS_IB_STAT_RDMA_MR_8K_REUSED]		= "ib_rdma_mr_8k_reused",
+	[RDS_IB_STAT_RDMA_MR_1M_ALLOC]		= "ib_rdma_mr_1m_alloc",
+	[RDS_IB_STAT_RDMA_MR_1M_FREE]		= "ib_rdma_mr_1m_free",
+	[RDS_IB_STAT_RDMA_MR_1M_REUSED]		= "ib_rdma_mr_1m_reused",
+	/* Ours: invalidations completed, each an MR back in its pool. */
+	[RDS_IB_STAT_RDMA_MR_INVALIDATE]	= "ib_rdma_mr_invalidate",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

@@ -385,7 +385,7 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	if (!ic->i_qp)
 		return -ENOTCONN;
 	/* Regions named in what we sent before may be what this uses. */
-	ret = rds_ib_mr_post_regs(ic);
+	ret = rds_ib_mr_post_wrs(ic);
 	if (ret)
 		return ret;
 	/* Its work requests and the header's first fragment. */
@@ -442,7 +442,7 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		struct rds_ib_mr *ibmr = s->s_ibmr;
 
 		s->s_ibmr = NULL;
-		rds_ib_mr_reg_done(ic, ibmr, wc->status);
+		rds_ib_mr_wr_done(ic, ibmr, wc->status);
 	}
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
@@ -547,7 +547,7 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 	if (!ic->i_qp)
 		return -ENOTCONN;
 	/* Registrations asked for before this message go ahead of it. */
-	ret = rds_ib_mr_post_regs(ic);
+	ret = rds_ib_mr_post_wrs(ic);
 	if (ret)
 		return ret;
 	do {
@@ -571,7 +571,7 @@ void rds_ib_xmit_path_prepare(struct rds_conn_path *cp)
 	struct rds_ib_connection *ic = cp->cp_transport_data;
 
 	if (ic->i_qp)
-		rds_ib_mr_post_regs(ic);
+		rds_ib_mr_post_wrs(ic);
 }
 
 /* An ack asked for and not piggybacked on this batch goes out alone. */
