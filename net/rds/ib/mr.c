@@ -57,6 +57,8 @@
  * whether any path is left to post it.
  */
 #define RDS_IB_MR_INV_WAIT	HZ
+/* ...and how many times before it stops waiting for one not yet posted. */
+#define RDS_IB_MR_INV_TRIES	10
 
 /* rds_ib_mr_mutex protects every device's rd_mrs and each region's
  * ibmr_dev, so that a release and a device removal agree on which of them
@@ -510,10 +512,12 @@ static void rds_ib_mr_kill(struct rds_ib_mr *ibmr)
 	mutex_unlock(&rds_ib_mr_mutex);
 }
 
-/* An invalidation still queued when no path is up to post it is dropped:
- * release deregisters the MR instead.  Paths that are up are kicked again.
+/* An invalidation still queued when no path is up to post it, or after
+ * @waited seconds of kicking paths that do not post it (a ring that never
+ * drains), is dropped: release deregisters the MR instead.  Paths that are
+ * up are kicked again.
  */
-static void rds_ib_mr_kill_stalled(struct rds_ib_mr *ibmr)
+static void rds_ib_mr_kill_stalled(struct rds_ib_mr *ibmr, unsigned int waited)
 {
 	struct rds_ib_device *rdev;
 	unsigned long flags;
@@ -523,7 +527,7 @@ static void rds_ib_mr_kill_stalled(struct rds_ib_mr *ibmr)
 	if (rdev) {
 		spin_lock_irqsave(&rdev->rd_lock, flags);
 		if (ibmr->ibmr_state == RDS_IB_MR_INV_QUEUED &&
-		    !rds_ib_mr_kick(rdev))
+		    (!rds_ib_mr_kick(rdev) || waited >= RDS_IB_MR_INV_TRIES))
 			rds_ib_mr_unqueue(ibmr, RDS_IB_MR_LIVE);
 		spin_unlock_irqrestore(&rdev->rd_lock, flags);
 	}
@@ -552,6 +556,7 @@ void rds_ib_mr_release(struct rds_mr *mr, bool invalidate)
 {
 	struct rds_ib_mr *ibmr = mr->r_trans_private;
 	struct rds_ib_device *rdev;
+	unsigned int waited = 0;
 
 	rds_ib_mr_kill(ibmr);
 	/* A registration in flight may have made the key live meanwhile. */
@@ -561,7 +566,7 @@ void rds_ib_mr_release(struct rds_mr *mr, bool invalidate)
 	}
 	while (!wait_event_timeout(rds_ib_mr_wq, !rds_ib_mr_in_flight(ibmr, true),
 				   RDS_IB_MR_INV_WAIT))
-		rds_ib_mr_kill_stalled(ibmr);
+		rds_ib_mr_kill_stalled(ibmr, ++waited);
 
 	mutex_lock(&rds_ib_mr_mutex);
 	rdev = ibmr->ibmr_dev;
