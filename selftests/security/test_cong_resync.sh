@@ -20,11 +20,12 @@ trap 'rm -f "$peer" "$cnt"' EXIT
 
 # sender SNDTIMEO NONBLOCK_SECS: from 192.0.2.2:5000 (path 0) to
 # 192.0.2.1:4000. NONBLOCK_SECS 0: one blocking send (SNDTIMEO seconds, 0
-# for none), prints "sent" or the errno, killed after 20 s. Else
+# for none), prints "sent" or the errno, killed after 30 s (python's
+# start alone takes seconds on a loaded debug guest). Else
 # nonblocking sends every 0.2 s for that long, printing how many were
 # refused.
 sender() {
-	timeout 20 ip netns exec $B python3 - $B4 $A4 "$1" "$2" <<-'PY'
+	timeout 30 ip netns exec $B python3 - $B4 $A4 "$1" "$2" <<-'PY'
 	import errno, socket, struct, sys, time
 	src, dst, timeo, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
@@ -81,9 +82,9 @@ resyncs() {
 blocked_sender_woken() {
 	local out
 	counter cong_resync >"$cnt"
-	stale_peer open 10 || return 1
+	stale_peer open 20 || return 1
 	out=$(sender 0 0)
-	echo "blocking sender: ${out:-still blocked after 20 s}"
+	echo "blocking sender: ${out:-still blocked after 30 s}"
 	peer_done
 	echo "cong_resync: +$(resyncs)"
 	[ "$out" = sent ] && [ "$(resyncs)" = 1 ]
@@ -92,7 +93,7 @@ blocked_sender_woken() {
 one_reset_per_stale_map() {
 	local out
 	counter cong_resync >"$cnt"
-	stale_peer congested 10 || return 1
+	stale_peer congested 20 || return 1
 	out=$(sender 0 8)
 	echo "nonblocking senders for 8 s: $out"
 	peer_done
