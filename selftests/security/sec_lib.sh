@@ -23,16 +23,20 @@ counter() {
 	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
 }
 
-# listen NS ADDR PORT SECS: bind, print "bound", then every message that
-# arrives within SECS seconds, one a line, until then.
+# listen NS ADDR PORT SECS [COUNT]: bind, print "bound", then every message
+# that arrives within SECS seconds, one a line, until then or, given COUNT,
+# until COUNT have arrived: a generous limit then costs nothing when all
+# goes well.
 listen() {
-	ip netns exec "$1" python3 - "$2" "$3" "$4" <<-'PY'
+	ip netns exec "$1" python3 - "$2" "$3" "$4" "${5:-0}" <<-'PY'
 	import socket, sys, time
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 	s.bind((sys.argv[1], int(sys.argv[2])))
 	print("bound", flush=True)
 	end = time.time() + float(sys.argv[3])
-	while time.time() < end:
+	left = int(sys.argv[4]) or -1
+	while time.time() < end and left != 0:
+	    left -= 1
 	    s.settimeout(max(end - time.time(), 0.01))
 	    try:
 	        data = s.recv(65536)
