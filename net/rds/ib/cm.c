@@ -211,8 +211,15 @@ int rds_ib_conn_path_connect(struct rds_conn_path *cp)
 	rds_ib_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
 	rds_ib_sockaddr(&dst, &conn->c_faddr, v4 ? RDS_IB_PORT : RDS_IB_PORT6,
 			conn->c_dev_if);
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
+	/* Bound first, not by rdma_resolve_addr(): a device removal between
+	 * its bind and its state check trips a WARN_ON in rdma_cm (6.1),
+	 * while one after our own bind only makes the resolve fail.
+	 */
+	ret = rdma_bind_addr(id, (struct sockaddr *)&src);
+	if (!ret)
+		ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+					(struct sockaddr *)&dst,
+					RDS_IB_RESOLVE_MS);
 	if (ret) {
 		mutex_lock(&ic->i_mutex);
 		ic->i_cm_id = NULL;
