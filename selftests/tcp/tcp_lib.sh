@@ -43,8 +43,17 @@ tcp_setup() {
 # multipath handshake. Until then a nonblocking sender uses path 0 and only
 # later its own path, so its first messages could pass each other.
 tcp_warm() {
-	ip netns exec $A "$BIN/rds-ping" -c 2 -i 0.2 -I "$1" "$2" >/dev/null &&
-	ip netns exec $B "$BIN/rds-ping" -c 2 -i 0.2 -I "$2" "$1" >/dev/null
+	local try
+
+	# A few tries: on a guest sharing its core with two others, the first
+	# connection can take longer than one rds-ping waits (2.4 s).
+	for try in 1 2 3 4; do
+		ip netns exec $A "$BIN/rds-ping" -c 2 -i 0.2 -I "$1" "$2" >/dev/null &&
+		ip netns exec $B "$BIN/rds-ping" -c 2 -i 0.2 -I "$2" "$1" >/dev/null &&
+			return 0
+	done
+	echo "no pongs between $1 and $2 in $try tries"
+	return 1
 }
 
 # traffic ARGS...: rds_traffic between rds-a and rds-b. In the background,
