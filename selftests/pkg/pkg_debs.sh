@@ -48,13 +48,20 @@ only_this_kernel() {
 	rm -f /var/lib/man-db/auto-update
 }
 
+# DKMS compiles from the cache build-debs.sh filled for this kernel, when
+# there is one (see there): a copy, as the guest may not write build/.
 install_debs() {
-	local start=$SECONDS rc
+	local start=$SECONDS rc cache=()
 
-	dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-tools_*_amd64.deb >"$log" 2>&1
+	if [ -d "$debs/ccache" ]; then
+		cp -r "$debs/ccache" /tmp/ccache
+		cache=(LC_ALL=C LANG=C DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=/tmp/ccache)
+	fi
+	env "${cache[@]}" dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-tools_*_amd64.deb >"$log" 2>&1
 	rc=$?
 	cat "$log"
 	echo "dpkg -i: $((SECONDS - start)) s"
+	[ ${#cache[@]} = 0 ] || CCACHE_DIR=/tmp/ccache ccache -s | grep -iE 'hits|misses'
 	[ $rc = 0 ] || tail -n 40 /var/lib/dkms/rds/*/build/make.log 2>/dev/null
 	return $rc
 }

@@ -22,8 +22,9 @@ packages=(
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
 	trinity
 )
-# The package test (check.sh, on request) builds the .debs and installs them.
-[ "${RDS_PKG_TEST:-0}" = 1 ] && packages+=(dkms debhelper dh-dkms dpkg-dev fakeroot)
+# The package test (check.sh) builds the .debs and installs them; ccache
+# carries the host's compile of the modules to DKMS in the guest.
+[ "${RDS_PKG_TEST:-1}" = 1 ] && packages+=(dkms debhelper dh-dkms dpkg-dev fakeroot ccache)
 case "${RDS_KVER:-}" in
 *-amd64) packages+=("linux-image-$RDS_KVER" "linux-headers-$RDS_KVER") ;;
 esac
