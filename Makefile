@@ -145,9 +145,10 @@ run check kernel-info:
 	@$(DEPS_ENV) $(DEPS)
 	@$(MAKE) --no-print-directory $@-now
 
-# The link's limits and the plot need a few more packages.
+# The links' limits (iperf3, sockperf, perftest over rxe), the profiles
+# (perf) and the plot need a few more packages.
 bench:
-	@RDS_DEPS_EXTRA="iperf3 sockperf gnuplot-nox" $(DEPS_ENV) $(DEPS)
+	@RDS_DEPS_EXTRA="iperf3 sockperf perftest linux-perf gnuplot-nox" $(DEPS_ENV) $(DEPS)
 	@$(MAKE) --no-print-directory $@-now
 
 bench-now: modules tools selftests

@@ -5,9 +5,10 @@
 # same kernel, in guests that alternate within one run (in-tree, ours,
 # in-tree, ours...), so that both see the same machine. Writes to OUT
 # (default build/bench/): results.json, results.md and results.svg (and
-# results.png when gnuplot is installed).
+# results.png when gnuplot is installed), and perf-STACK-WORKLOAD.txt, the
+# profiles of round 1 (PERF_WORKLOADS of the profile).
 #
-#   bench/bench.sh [--kver KVER] [--profile full|smoke] [--out DIR]
+#   bench/bench.sh [--kver KVER] [--profile full|smoke|FILE] [--out DIR]
 #
 # Under TCG absolute figures mean little: quote the ratios of one run. The
 # guests have one CPU (QEMU's MP table without ACPI), so CPU per message is
@@ -27,7 +28,24 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [--kver K] [--profile full|smoke] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
-. "$here/profiles/$profile" || exit 2
+case $profile in
+*/*) profile=$(cd "$(dirname "$profile")" && pwd)/$(basename "$profile") ;;
+esac
+case $profile in
+/*) . "$profile" || exit 2 ;;
+*) . "$here/profiles/$profile" || exit 2 ;;
+esac
+
+# The guest cannot calibrate its TSC under TCG without ACPI (no PIT
+# reference, no HPET or PM timer) and falls back to jiffies, 4 ms steps
+# that make every latency 0 or 4000 us. Under TCG the guest's TSC is the
+# host's: telling it the rate, with tsc=reliable against the watchdog,
+# gives it a TSC clock. RDS_BENCH_TSC_KHZ overrides the host's figure.
+# (Some boots of the debug kernel hang with it, see run-guest.sh; those
+# are killed and booted again.)
+tsc_khz=${RDS_BENCH_TSC_KHZ:-$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9]*\)\.\([0-9]*\) MHz processor.*/\1\2/p' | head -n 1)}
+[ -n "$tsc_khz" ] || tsc_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
+append="tsc=reliable${tsc_khz:+ tsc_early_khz=$tsc_khz}"
 
 mkdir -p "$out"
 raw=$out/raw.jsonl
@@ -37,13 +55,17 @@ for round in $(seq 1 "$ROUNDS"); do
 	for stack in intree ours; do
 		echo "bench: round $round/$ROUNDS, $stack"
 		log=$out/guest-$stack-$round
-		# tsc=reliable: a TSC clock, not jiffies (4 ms steps) for the latencies.
-		if ! "$root/selftests/vm/run-guest.sh" ${kver:+--kver "$kver"} --quiet \
-			--append tsc=reliable --timeout 1800 --out "$log" -- bench/guest-bench.sh "$stack" "$profile"; then
+		# Profiles (PERF_WORKLOADS) in round 1 only: they cost a run each.
+		if ! RDS_BENCH_PERF=$([ "$round" = 1 ] && echo 1 || echo 0) \
+			"$root/selftests/vm/run-guest.sh" ${kver:+--kver "$kver"} --quiet \
+			--append "$append" --timeout 2400 --out "$log" -- bench/guest-bench.sh "$stack" "$profile"; then
 			echo "bench: the $stack guest of round $round failed (see $log)"
 			failed=1
 		fi
 		sed -n "s/^BENCH {/{\"round\": $round, /p" "$log/output.log" >>"$raw"
+		for f in "$log"/perf-*.txt; do
+			[ -e "$f" ] && cp "$f" "$out/"
+		done
 	done
 done
 python3 "$here/report.py" --profile "$profile" "$raw" "$out" || failed=1

@@ -6,22 +6,61 @@
 #
 #   bench/guest-bench.sh intree|ours PROFILE
 #
-# Two network namespaces joined by veth, as in the selftests: rds-stress's
-# passive side in b, the active side in a. The limits of the same link come
-# from iperf3 (a TCP stream) and sockperf (TCP ping-pong), when installed.
+# PROFILE is a file of bench/profiles/, or a path to one (for trying a
+# profile out without adding it).
+#
+# RDS/TCP: two network namespaces joined by veth, as in the selftests:
+# rds-stress's passive side in b, the active side in a. RDS/IB: two
+# Soft-RoCE devices in init_net (rdma_rxe carries RDMA CM nowhere else),
+# set up as selftests/ib/ib_lib.sh does. The limits of the same links come
+# from iperf3 (a TCP stream), sockperf (TCP ping-pong) and perftest
+# (ib_send_bw, ib_send_lat), when installed, in the guests of our stack
+# only, before any RDS module is loaded.
+#
+# Every stress line carries the guest's CPU time over the run from
+# /proc/stat (both ends and the softirqs are in this one guest). With
+# PERF_WORKLOADS, those workloads run once more under perf record -a, and
+# the top symbols go to $RDSVM_OUT/perf-STACK-WORKLOAD{,.children}.txt.
 
 . "$(dirname "$0")/../selftests/lib.sh"
+. "$RDS_ROOT/selftests/ib/ib_lib.sh"
 
 stack=$1
 profile=$2
-. "$RDS_ROOT/bench/profiles/$profile" || exit 1
+case $profile in
+*/*) . "$profile" || exit 1 ;;
+*) . "$RDS_ROOT/bench/profiles/$profile" || exit 1 ;;
+esac
 
 A=192.0.2.1
 B=192.0.2.2
 ncpu=$(nproc)
+hz=$(getconf CLK_TCK)
+perf_dir=${RDSVM_OUT:-/tmp}
 
 emit() {
 	echo "BENCH {\"stack\": \"$stack\", \"ncpu\": $ncpu, $1}"
+}
+
+# cpu_ticks: the guest's "cpu" line of /proc/stat: user nice system idle
+# iowait irq softirq steal, in USER_HZ ticks.
+cpu_ticks() {
+	sed -n 's/^cpu  *//p' /proc/stat | cut -d' ' -f1-8
+}
+
+# cpu_json BEFORE AFTER WALL_NS: busy, user, system and softirq seconds
+# between two cpu_ticks, and the wall time, as a JSON object. rds-stress's
+# own cpu_pct is the busy share of the same counters, which is 100 % in
+# any run that is CPU-bound (all of them under TCG): only the seconds,
+# over the messages, say what one costs.
+cpu_json() {
+	awk -v a="$1" -v b="$2" -v hz="$hz" -v wall="$3" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= 8; i++) d[i] = (y[i] - x[i]) / hz
+		busy = d[1] + d[2] + d[3] + d[6] + d[7] + d[8]
+		printf "{\"busy_s\": %.2f, \"user_s\": %.2f, \"system_s\": %.2f, \"softirq_s\": %.2f, \"irq_s\": %.2f, \"idle_s\": %.2f, \"wall_s\": %.3f}",
+			busy, d[1] + d[2], d[3], d[7], d[6], d[4] + d[5], wall / 1e9
+	}'
 }
 
 load() {
@@ -32,33 +71,126 @@ load() {
 	fi
 }
 
-# stress NAME REQ DEPTH TASKS: one rds-stress run; its summary as a BENCH line.
-stress() {
-	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
+# load_rdma: the IB transport of this guest's stack. rds_tcp goes first
+# where it can: an address could otherwise be claimed by either transport.
+load_rdma() {
+	if [ "$stack" = intree ]; then
+		modprobe -r rds_tcp 2>/dev/null
+		modprobe rds_rdma || return 1
+		if grep -q O /sys/module/rds_rdma/taint; then
+			echo "bench: modprobe loaded our rds_rdma (installed in updates/?)" >&2
+			return 1
+		fi
+	else
+		[ -e /sys/module/rds_tcp ] && rmmod rds_tcp 2>/dev/null
+		rds_load rdma
+	fi
+}
 
-	# The passive side gets a deadline too: if the active side fails to
-	# start, nothing would ever tell it to stop and wait would hang.
-	in_netns bench-b timeout $((SECONDS_EACH + 90)) "$BIN/rds-stress" -r "$B" -p "$port" \
+# passive NS ADDR PORT: rds-stress's passive side, in the background. It
+# gets a deadline too: if the active side fails to start, nothing would
+# ever tell it to stop and wait would hang.
+passive() {
+	in_netns "$1" timeout $((SECONDS_EACH + 90)) "$BIN/rds-stress" -r "$2" -p "$3" \
 		--json >/dev/null 2>&1 &
 	sleep 0.5
-	out=$(in_netns bench-a timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$B" -r "$A" \
-		-p "$port" -q "$req" -d "$depth" -t "$tasks" -T "$SECONDS_EACH" --json 2>&1 |
-		grep '^{' | tail -n 1)
+}
+
+# active NS ADDR PEER PORT REQ DEPTH TASKS: rds-stress's active side; its
+# JSON summary on stdout.
+active() {
+	in_netns "$1" timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$3" -r "$2" \
+		-p "$4" -q "$5" -d "$6" -t "$7" -T "$SECONDS_EACH" --json 2>&1 |
+		grep '^{' | tail -n 1
+}
+
+# stress NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B: one rds-stress run,
+# its summary and the CPU time around it as a BENCH line.
+stress() {
+	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
+	local t0 t1 c0 c1
+
+	passive "$7" "$8" "$port"
+	c0=$(cpu_ticks)
+	t0=$(date +%s%N)
+	out=$(active "$5" "$6" "$8" "$port" "$req" "$depth" "$tasks")
+	t1=$(date +%s%N)
+	c1=$(cpu_ticks)
 	wait
 	if [ -z "$out" ]; then
 		echo "bench: $name gave no result" >&2
 		return 1
 	fi
-	emit "\"workload\": \"$name\", \"kind\": \"stress\", \"result\": $out"
+	emit "\"workload\": \"$name\", \"kind\": \"stress\", \"result\": $out, \"cpu\": $(cpu_json "$c0" "$c1" $((t1 - t0)))"
+	profiled "$name" && profile "$@"
+	return 0
 }
 
-# ping COUNT: rds-ping round trips, p50 and p99 in microseconds.
+# profiled NAME: NAME is one of PERF_WORKLOADS, and this guest profiles
+# (bench.sh asks only the guests of round 1, RDS_BENCH_PERF=1).
+profiled() {
+	local w
+	[ "${RDS_BENCH_PERF:-1}" = 1 ] || return 1
+	for w in ${PERF_WORKLOADS:-}; do
+		[ "$w" = "$1" ] && return 0
+	done
+	return 1
+}
+
+# profile NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B: the same run again,
+# the whole guest sampled by perf (cpu-clock: TCG has no PMU) while the
+# active side runs. perf starts first and stops when the active side is
+# done: started around the run, its own set-up (seconds under TCG) would
+# eat the window. The flat profile (self time) goes to
+# perf-STACK-NAME.txt, the call graph of the top entries to
+# perf-STACK-NAME.graph.txt.
+profile() {
+	local name=$1 port=$((4000 + RANDOM % 20000)) data=/tmp/perf.data
+	local txt=$perf_dir/perf-$stack-$name.txt pid i
+
+	command -v perf >/dev/null || { echo "bench: no perf, no profile of $name" >&2; return 0; }
+	passive "$7" "$8" "$port"
+	rm -f "$data"
+	perf record -q -a -g -F 499 -e cpu-clock -o "$data" -- sleep $((SECONDS_EACH + 120)) \
+		>/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		[ -s "$data" ] && break
+		sleep 0.1
+	done
+	sleep 1
+	active "$5" "$6" "$8" "$port" "$2" "$3" "$4" >/dev/null
+	# SIGTERM: perf handles it as SIGINT, which a background job ignores.
+	kill -TERM "$pid"
+	wait
+	{
+		echo "# perf record -a -g -F 499 -e cpu-clock over rds-stress $name ($2 B, depth $3, $4 task(s)), $stack stack"
+		perf report -i "$data" --stdio --no-children -g none --percent-limit 0.3 \
+			--sort dso,sym 2>/dev/null | grep -v '^$' | head -n 80
+	} >"$txt"
+	# Under TCG self time spreads thin over hundreds of symbols; the
+	# time spent under each function (children included) shows which
+	# parts of a message's path cost most.
+	{
+		echo "# the same samples, time under each function (children included)"
+		perf report -i "$data" --stdio --children -g none --percent-limit 2 \
+			--sort sym 2>/dev/null | sed -n '/^ *[0-9]/p' | head -n 120
+	} >"${txt%.txt}.children.txt"
+	rm -f "$data"
+	echo "bench: profile of $name in $txt"
+	sed -n '/^ *[0-9]/p' "$txt" | head -n 15 | sed "s/^/bench: $stack $name: /"
+}
+
+# ping_lat NAME COUNT NS SRC DST: rds-ping round trips, p50 and p99 in
+# microseconds. 11 ms apart: our stack answers at most 100 pings a second
+# per connection (net/rds/control.c, past a burst of 32) and drops the
+# rest, where in-tree answers all; faster, ours would lose pings, not time.
 ping_lat() {
 	local out
-	out=$(in_netns bench-a "$BIN/rds-ping" -c "$1" -i 0.002 -I "$A" "$B" 2>/dev/null |
+	out=$(in_netns "$3" "$BIN/rds-ping" -c "$2" -i 0.011 -I "$4" "$5" 2>/dev/null |
 		sed -n 's/^ *[0-9]*: \([0-9]*\) usec$/\1/p' | sort -n)
-	[ -n "$out" ] || { echo "bench: rds-ping gave nothing" >&2; return 1; }
-	emit "\"workload\": \"rds-ping\", \"kind\": \"ping\", \"result\": $(pct_json <<<"$out")"
+	[ -n "$out" ] || { echo "bench: $1 gave nothing" >&2; return 1; }
+	emit "\"workload\": \"$1\", \"kind\": \"ping\", \"result\": $(pct_json <<<"$out")"
 }
 
 # pct_json: sorted numbers on stdin -> {"count", "mean_us", "p50_us", "p99_us"}.
@@ -90,21 +222,158 @@ limits() {
 			sed -n 's/.*50.000 = *\([0-9.]*\).*/\1/p' | head -n 1)
 		[ -n "$out" ] || sed 's/^/bench: sockperf: /' /tmp/sockperf.log >&2
 		wait
-		[ -n "$out" ] && emit "\"workload\": \"tcp-pingpong\", \"kind\": \"limit\", \"result\": {\"p50_us\": $out}"
+		# sockperf's percentiles are of half a round trip, rds-ping's
+		# of a whole one: p50_us is the round trip, as rds-ping's.
+		[ -n "$out" ] && emit "\"workload\": \"tcp-pingpong\", \"kind\": \"limit\", \"result\": {\"p50_us\": $(awk -v h="$out" 'BEGIN { printf "%.3f", 2 * h }'), \"half_rtt_p50_us\": $out}"
 	fi
 	return 0
 }
 
+# --- RDS/IB over two rxe devices ---------------------------------------------
+
+# ib_bench_setup: ib_setup's recipe (selftests/ib/ib_lib.sh), without
+# loading a stack (ib_setup loads ours) and without its dynamic debug
+# (pr_debug on every path drop would cost time here). 4 for no rxe.
+ib_bench_setup() {
+	local d
+
+	ib_have_rxe || return 4
+	ib_cleanup
+	modprobe rdma_cm || return 1
+	IB_WMEM_MAX=$(sysctl -n net.core.wmem_max)
+	IB_RMEM_MAX=$(sysctl -n net.core.rmem_max)
+	sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304
+	ip link add rv0 type veth peer name rv1 || return 1
+	for d in rv0 rv1; do
+		sysctl -qw net.ipv4.conf.$d.accept_local=1 \
+			net.ipv4.conf.$d.rp_filter=0 || return 1
+	done
+	sysctl -qw net.ipv4.conf.all.rp_filter=0
+	ip addr add $IA/32 dev rv0 && ip addr add $IB/32 dev rv1 || return 1
+	ip link set rv0 up && ip link set rv1 up || return 1
+	ip rule add pref 1000 lookup local && ip rule del pref 0 || return 1
+	ip rule add pref 101 from $IA to $IB oif rv0 lookup 101 &&
+	ip rule add pref 102 from $IB to $IA oif rv1 lookup 102 || return 1
+	ib_paths && ib_rxe_add
+}
+
+# gid_index DEV ADDR: the index of DEV's RoCE v2 GID for IPv4 ADDR, which
+# rxe routes as the IPv4 address itself (through the policy rules), where
+# perftest's default, GID 0, is the link-local IPv6 one.
+gid_index() {
+	local dir=/sys/class/infiniband/$1/ports/1 want f i
+	# shellcheck disable=SC2086 # the address's four bytes, split
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for f in "$dir"/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat "$dir/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}
+
+# perftest_ns TOOL SIZE ITERS: nanoseconds of one ib_send_* client run of
+# ITERS against a fresh server, rxe0 to rxe1. perftest's own figures come
+# from the cycle counter, which TCG does not give it (it prints inf), so
+# the caller times two runs and takes the difference. -e: both ends
+# sleep on completion events; polling, each would spin through its time
+# slice while the other waits for the one CPU, and a round trip would
+# take two slices.
+perftest_ns() {
+	local tool=$1 size=$2 iters=$3 port=$((18000 + RANDOM % 1000)) i t0 t1 rc
+
+	in_netns - timeout 120 "$tool" -d rxe1 -x "$gid_b" -p "$port" -s "$size" \
+		-n "$iters" -e -F >/tmp/perftest-server.log 2>&1 &
+	for i in $(seq 100); do
+		[ -n "$(ss -Hltn "sport = :$port")" ] && break
+		sleep 0.1
+	done
+	t0=$(date +%s%N)
+	timeout 120 "$tool" -d rxe0 -x "$gid_a" -p "$port" -s "$size" -n "$iters" -e -F $IB \
+		>/tmp/perftest-client.log 2>&1
+	rc=$?
+	t1=$(date +%s%N)
+	wait
+	if [ $rc != 0 ]; then
+		echo "bench: $tool -s $size -n $iters failed ($rc):" >&2
+		sed 's/^/bench:   /' /tmp/perftest-client.log /tmp/perftest-server.log | tail -n 20 >&2
+		return 1
+	fi
+	echo $((t1 - t0))
+}
+
+# perftest_diff TOOL SIZE ITERS: nanoseconds of ITERS iterations of TOOL,
+# set-up excluded: a run of ITERS and one of twice as many, the
+# difference.
+perftest_diff() {
+	local n1 n2
+	n1=$(perftest_ns "$1" "$2" "$3") && n2=$(perftest_ns "$1" "$2" $((2 * $3))) || return 1
+	echo "bench: $1 -s $2: $3 iterations in $n1 ns, $((2 * $3)) in $n2 ns" >&2
+	[ "$n2" -gt "$n1" ] || { echo "bench: $1: no difference to go by" >&2; return 1; }
+	echo $((n2 - n1))
+}
+
+# ib_limits: ib_send_bw at 64 KiB and ib_send_lat at 64 B over the rxe
+# pair.
+ib_limits() {
+	local d
+	command -v ib_send_bw >/dev/null || return 0
+	if ! gid_a=$(gid_index rxe0 $IA) || ! gid_b=$(gid_index rxe1 $IB); then
+		echo "bench: no RoCE v2 GID for $IA on rxe0 or $IB on rxe1" >&2
+		return 0
+	fi
+	d=$(perftest_diff ib_send_bw 65536 "$IB_BW_ITERS") &&
+		emit "\"workload\": \"ib-send-bw\", \"kind\": \"limit\", \"result\": {\"bytes_per_sec\": $(awk -v n="$IB_BW_ITERS" -v d="$d" 'BEGIN { printf "%.0f", n * 65536 / (d / 1e9) }')}"
+	d=$(perftest_diff ib_send_lat 64 "$IB_LAT_ITERS") &&
+		emit "\"workload\": \"ib-send-lat\", \"kind\": \"limit\", \"result\": {\"rtt_us\": $(awk -v n="$IB_LAT_ITERS" -v d="$d" 'BEGIN { printf "%.1f", d / 1e3 / n }')}"
+	return 0
+}
+
+# ib_phase: the IB workloads, after the TCP ones; nothing to do without rxe.
+ib_phase() {
+	local rc fails=0 w name req depth tasks
+
+	[ ${#IB_WORKLOADS[@]} -gt 0 ] || return 0
+	ib_bench_setup
+	rc=$?
+	if [ $rc = 4 ]; then
+		echo "bench: no rdma_rxe or no rdma tool: no IB workloads" >&2
+		ib_cleanup
+		return 0
+	fi
+	[ $rc = 0 ] || { echo "bench: the rxe pair did not come up" >&2; ib_cleanup; return 1; }
+	[ "$stack" = ours ] && ib_limits
+	load_rdma || { ib_cleanup; return 1; }
+	if ! ib_warm $IA $IB; then
+		echo "bench: no RDS/IB connection $IA -> $IB" >&2
+		ib_diag >&2
+		ib_cleanup
+		return 1
+	fi
+	for w in "${IB_WORKLOADS[@]}"; do
+		read -r name req depth tasks <<<"$w"
+		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB || fails=$((fails + 1))
+	done
+	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
+	ib_cleanup
+	[ $fails = 0 ]
+}
+
+# The latencies are only as fine as the clock: the TSC, or 4 ms jiffies
+# when the kernel could not calibrate it (bench.sh passes tsc_early_khz).
+emit "\"workload\": \"clock\", \"kind\": \"info\", \"result\": {\"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\"}"
 netns_pair bench-a bench-b "$A" "$B" || exit 1
 [ "$stack" = ours ] && limits
 load || exit 1
 # Warm up: the first message sets up the connection and its paths.
-ping_lat 5 >/dev/null
+ping_lat warm 5 bench-a "$A" "$B" >/dev/null
 fails=0
-for w in "${WORKLOADS[@]}"; do
+for w in "${WORKLOADS[@]}" "${MP_WORKLOADS[@]}"; do
 	read -r name req depth tasks <<<"$w"
-	stress "$name" "$req" "$depth" "$tasks" || fails=$((fails + 1))
+	stress "$name" "$req" "$depth" "$tasks" bench-a "$A" bench-b "$B" || fails=$((fails + 1))
 done
-ping_lat "$PINGS" || fails=$((fails + 1))
+ping_lat rds-ping "$PINGS" bench-a "$A" "$B" || fails=$((fails + 1))
 cleanup_netns
+ib_phase || fails=$((fails + 1))
 exit $((fails > 0))
