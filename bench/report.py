@@ -3,10 +3,11 @@
 """Turns bench/bench.sh's raw lines into results.json, results.md and a plot.
 
 Each metric of each workload: median, min and max over the rounds, per
-stack, and the ratio of the medians, ours / in-tree (for times: in-tree /
-ours is not used; a ratio below 1 is better for times and worse for rates,
-as the table says). Ours is also set against the link's limits (a raw TCP
-stream, a TCP ping-pong) where the issue asks for it.
+stack, and the ratio of the medians, ours / in-tree (a ratio below 1 is
+better for times and worse for rates, as the table says). Ours is also
+set against the links' limits (a raw TCP stream, a TCP ping-pong,
+perftest's ib_send_bw and ib_send_lat over the rxe pair), and every
+figure the issue sets a target for is marked met or not met.
 """
 import argparse
 import json
@@ -25,32 +26,101 @@ METRICS = {
     "mean_us": ("mean", "us", "lower"),
     "p50_us": ("p50", "us", "lower"),
     "p99_us": ("p99", "us", "lower"),
+    "count": ("answered", "pings", "higher"),
 }
+# In results.json only: where the CPU time of a message goes, and how busy
+# the guest was (100 % means CPU-bound: CPU per message is then 1 / rate).
+DETAIL = {
+    "user_us_per_msg": ("user CPU per message", "us", "lower"),
+    "system_us_per_msg": ("system CPU per message", "us", "lower"),
+    "softirq_us_per_msg": ("softirq CPU per message", "us", "lower"),
+    "busy_pct": ("guest busy", "%", "lower"),
+}
+
+# The limits' own figures: one direction, round trips.
+LIMIT_LABELS = {
+    "bytes_per_sec": ("bytes/s", "B/s"),
+    "p50_us": ("p50 of the round trip", "us"),
+    "rtt_us": ("mean round trip", "us"),
+}
+
+# The issue's targets: (workload, metric, against, op, threshold), against
+# "intree" (ours / in-tree of the medians) or a limit workload (ours / the
+# limit's median of the same metric, or of metric_of_limit below).
+TARGETS = [
+    ("8K-d8", "msgs_per_sec", "intree", ">=", 1.3),
+    ("64B-d32", "msgs_per_sec", "intree", ">=", 1.3),
+    ("8K-d8", "cpu_us_per_msg", "intree", "<=", 1.0),
+    ("64B-d32", "cpu_us_per_msg", "intree", "<=", 1.0),
+    ("64K-d8", "bytes_per_sec", "tcp-stream", ">=", 0.8),
+    ("1M-d8", "bytes_per_sec", "tcp-stream", ">=", 0.8),
+    ("rds-ping", "p50_us", "tcp-pingpong", "<=", 1.5),
+    ("ib-8K-d8", "msgs_per_sec", "intree", ">=", 1.2),
+    ("ib-64K-d8", "bytes_per_sec", "ib-send-bw", ">=", 0.8),
+]
+
+# Ours against a limit, beyond the targets: (workload prefix, metric,
+# limit, the limit's metric).
+LIMITS = [
+    (("64K", "1M"), "bytes_per_sec", "tcp-stream", "bytes_per_sec"),
+    (("rds-ping",), "p50_us", "tcp-pingpong", "p50_us"),
+    (("ib-64K", "ib-1M"), "bytes_per_sec", "ib-send-bw", "bytes_per_sec"),
+    (("ib-rds-ping",), "p50_us", "ib-send-lat", "rtt_us"),
+]
+
+# mprds: 8 tasks (8 sockets, whose ports hash onto the 8 paths) over 1.
+SCALING = [("mp-8K-d8-t8", "mp-8K-d8-t1", "msgs_per_sec")]
 
 
 def metrics_of(row):
     r = row["result"]
     if row["kind"] == "stress":
-        msgs = r["tx_per_sec"] + r["rx_per_sec"]
         m = {
             "msgs_per_sec": r["tx_per_sec"],
             "bytes_per_sec": r["tx_rx_kbytes_per_sec"] * 1024,
             "rtt_us": r["rtt_us"],
         }
-        if r["cpu_pct"] >= 0 and msgs > 0:
-            m["cpu_us_per_msg"] = r["cpu_pct"] / 100 * row["ncpu"] * 1e6 / msgs
+        msgs = r["tx_msgs"] + r["rx_msgs"]
+        cpu = row.get("cpu")
+        if cpu and msgs > 0:
+            # The guest's busy time over the run (/proc/stat), both ends
+            # and the softirqs, over the messages (requests and acks).
+            m["cpu_us_per_msg"] = cpu["busy_s"] * 1e6 / msgs
+            m["user_us_per_msg"] = cpu["user_s"] * 1e6 / msgs
+            m["system_us_per_msg"] = cpu["system_s"] * 1e6 / msgs
+            m["softirq_us_per_msg"] = cpu["softirq_s"] * 1e6 / msgs
+            if cpu["wall_s"] > 0:
+                m["busy_pct"] = 100 * cpu["busy_s"] / (cpu["wall_s"] * row["ncpu"])
+        elif r["cpu_pct"] >= 0 and r["tx_per_sec"] + r["rx_per_sec"] > 0:
+            # Raw lines of an older guest-bench.sh: rds-stress's own share.
+            m["cpu_us_per_msg"] = (r["cpu_pct"] / 100 * row["ncpu"] * 1e6 /
+                                   (r["tx_per_sec"] + r["rx_per_sec"]))
         return m
-    return {k: v for k, v in r.items() if k in ("mean_us", "p50_us", "p99_us", "bytes_per_sec")}
+    return {k: v for k, v in r.items() if k in ("mean_us", "p50_us", "p99_us", "count", "bytes_per_sec", "rtt_us")}
 
 
 def summarize(rows):
-    """{workload: {stack: {metric: [values]}}}, in first-seen workload order."""
+    """{workload: {"kind": kind, stack: {metric: [values]}}}, in first-seen order."""
     out = {}
     for row in rows:
-        w = out.setdefault(row["workload"], {})
+        if row["kind"] == "info":
+            continue
+        w = out.setdefault(row["workload"], {"kind": row["kind"]})
         s = w.setdefault(row["stack"], {})
         for k, v in metrics_of(row).items():
             s.setdefault(k, []).append(v)
+    return out
+
+
+def infos(rows):
+    """The guests' clock sources, per stack: latencies are only as fine."""
+    out = {}
+    for row in rows:
+        if row["kind"] == "info":
+            for k, v in row["result"].items():
+                out.setdefault(k, {}).setdefault(row["stack"], [])
+                if v not in out[k][row["stack"]]:
+                    out[k][row["stack"]].append(v)
     return out
 
 
@@ -62,7 +132,7 @@ def stats(values):
 def build(summary):
     result = {}
     for wl, stacks in summary.items():
-        entry = {}
+        entry = {"kind": stacks.pop("kind")}
         for stack, ms in stacks.items():
             entry[stack] = {k: stats(v) for k, v in ms.items()}
         ratios = {}
@@ -77,19 +147,56 @@ def build(summary):
     return result
 
 
+def limit_median(result, limit, metric):
+    st = result.get(limit, {}).get("ours", {}).get(metric)
+    return st["median"] if st and st["median"] else None
+
+
 def add_limits(result):
-    """Ours against the raw link, where the issue sets a target."""
-    stream = result.get("tcp-stream", {}).get("ours", {}).get("bytes_per_sec")
-    pingpong = result.get("tcp-pingpong", {}).get("ours", {}).get("p50_us")
+    """Ours against the raw links."""
     for wl, entry in result.items():
         ours = entry.get("ours", {})
+        if entry["kind"] == "limit":
+            continue
         lim = {}
-        if stream and "bytes_per_sec" in ours and wl.startswith(("64K", "1M")):
-            lim["bytes_per_sec_vs_tcp_stream"] = ours["bytes_per_sec"]["median"] / stream["median"]
-        if pingpong and wl == "rds-ping" and "p50_us" in ours:
-            lim["p50_vs_tcp_pingpong"] = ours["p50_us"]["median"] / pingpong["median"]
+        for prefixes, metric, limit, lmetric in LIMITS:
+            ref = limit_median(result, limit, lmetric)
+            if ref and metric in ours and (wl in prefixes or wl.startswith(tuple(p + "-" for p in prefixes))):
+                lim["%s_vs_%s" % (metric, limit)] = ours[metric]["median"] / ref
         if lim:
             entry["ratio_ours_limit"] = lim
+
+
+def targets(result):
+    out = []
+    for wl, metric, against, op, thr in TARGETS:
+        entry = result.get(wl, {})
+        if against == "intree":
+            value = entry.get("ratio_ours_intree", {}).get(metric)
+            what = "ours / in-tree"
+        else:
+            value = entry.get("ratio_ours_limit", {}).get("%s_vs_%s" % (metric, against))
+            what = "ours / %s" % against
+        met = None
+        if value == 0 and METRICS[metric][2] == "lower":
+            value = None    # a time of 0: the guest's clock was jiffies
+        if value is not None:
+            met = value >= thr if op == ">=" else value <= thr
+        out.append({"workload": wl, "metric": metric, "against": against, "what": what,
+                    "op": op, "threshold": thr, "value": value, "met": met})
+    return out
+
+
+def scaling(result):
+    out = []
+    for many, one, metric in SCALING:
+        for stack in ("intree", "ours"):
+            a = result.get(many, {}).get(stack, {}).get(metric)
+            b = result.get(one, {}).get(stack, {}).get(metric)
+            if a and b and b["median"]:
+                out.append({"stack": stack, "workloads": "%s / %s" % (many, one),
+                            "metric": metric, "ratio": a["median"] / b["median"]})
+    return out
 
 
 def fmt(v):
@@ -103,51 +210,96 @@ def fmt(v):
 def cell(st):
     if not st:
         return "-"
+    if st["n"] == 1:
+        return fmt(st["median"])
     return "%s (%s..%s)" % (fmt(st["median"]), fmt(st["min"]), fmt(st["max"]))
 
 
-def markdown(result, profile):
+def verdict(t):
+    if t["met"] is None:
+        return "%s %.1f: not measured" % (t["op"], t["threshold"])
+    return "%s %.1f: %s" % (t["op"], t["threshold"], "met" if t["met"] else "**not met**")
+
+
+def markdown(result, profile, tgts, scal, info):
     lines = ["# RDS: ours against in-tree (profile %s)" % profile, "",
              "Median (min..max) over the rounds; ratio = ours / in-tree of the medians.",
-             "For rates higher is better, for times and CPU lower is better.", "",
-             "| workload | metric | in-tree | ours | ours / in-tree |",
-             "|---|---|---|---|---|"]
+             "For rates higher is better, for times and CPU lower is better.",
+             "Workloads: RDS/TCP between two netns (SIZE-dDEPTH[-tTASKS]), RDS/IB over two",
+             "rxe devices (ib-...), mprds (mp-...: 8 tasks on 8 paths against 1).",
+             "CPU per message: the guest's busy time (/proc/stat, both ends) over the",
+             "requests and acks.", ""]
+    if info.get("clocksource"):
+        lines += ["Guest clock: %s." % ", ".join(
+            "%s %s" % (s, "/".join(v)) for s, v in sorted(info["clocksource"].items())), ""]
+    by_row = {(t["workload"], t["metric"]): t for t in tgts if t["against"] == "intree"}
+    lines += ["| workload | metric | in-tree | ours | ours / in-tree | target |",
+              "|---|---|---|---|---|---|"]
     for wl, entry in result.items():
-        if "intree" not in entry and "ours" not in entry:
+        if entry["kind"] == "limit":
             continue
-        keys = list(entry.get("ours", entry.get("intree", {})).keys())
+        keys = [k for k in METRICS if k in entry.get("ours", entry.get("intree", {}))]
         for k in keys:
-            label, unit, better = METRICS.get(k, (k, "", "higher"))
+            label, unit, better = METRICS[k]
             ratio = entry["ratio_ours_intree"].get(k)
-            lines.append("| %s | %s (%s, %s better) | %s | %s | %s |" % (
+            t = by_row.get((wl, k))
+            lines.append("| %s | %s (%s, %s better) | %s | %s | %s | %s |" % (
                 wl, label, unit, better, cell(entry.get("intree", {}).get(k)),
                 cell(entry.get("ours", {}).get(k)),
-                "%.2f" % ratio if ratio is not None else "-"))
+                "%.2f" % ratio if ratio is not None else "-", verdict(t) if t else ""))
+    lims = [(wl, e) for wl, e in result.items() if e["kind"] == "limit"]
+    if lims:
+        lines += ["", "The links' own limits, measured in the guests of our stack before",
+                  "RDS is loaded (ib_send_*: timed by wall clock, see bench.rst):", "",
+                  "| limit | metric | value |", "|---|---|---|"]
+        for wl, e in lims:
+            for k, st in e.get("ours", {}).items():
+                label, unit = LIMIT_LABELS.get(k, (k, ""))
+                lines.append("| %s | %s (%s) | %s |" % (wl, label, unit, cell(st)))
+    by_lim = {(t["workload"], "%s_vs_%s" % (t["metric"], t["against"])): t
+              for t in tgts if t["against"] != "intree"}
     lim = [(wl, k, v) for wl, e in result.items() for k, v in e.get("ratio_ours_limit", {}).items()]
     if lim:
-        lines += ["", "| workload | ours against the link's limit | ratio |", "|---|---|---|"]
-        lines += ["| %s | %s | %.2f |" % x for x in lim]
+        lines += ["", "| workload | ours against the link's limit | ratio | target |",
+                  "|---|---|---|---|"]
+        for wl, k, v in lim:
+            t = by_lim.get((wl, k))
+            lines.append("| %s | %s | %.2f | %s |" % (wl, k, v, verdict(t) if t else ""))
+    if scal:
+        lines += ["", "| mprds | stack | messages/s, 8 tasks / 1 task |", "|---|---|---|"]
+        lines += ["| %s | %s | %.2f |" % (s["workloads"], s["stack"], s["ratio"]) for s in scal]
+    lines += ["", "Targets of the issue:", "", "| workload | figure | value | target |",
+              "|---|---|---|---|"]
+    for t in tgts:
+        lines.append("| %s | %s of %s | %s | %s |" % (
+            t["workload"], t["what"], METRICS[t["metric"]][0],
+            "%.2f" % t["value"] if t["value"] is not None else "-", verdict(t)))
     return "\n".join(lines) + "\n"
+
+
+def bar_ratio(e):
+    r = e["ratio_ours_intree"]
+    return r.get("msgs_per_sec", r.get("p50_us"))
 
 
 def svg(result):
     """Bars of ours / in-tree messages/s (and rds-ping p50) per workload."""
-    bars = [(wl, e["ratio_ours_intree"].get("msgs_per_sec", e["ratio_ours_intree"].get("p50_us")))
-            for wl, e in result.items()]
+    bars = [(wl, bar_ratio(e)) for wl, e in result.items() if e["kind"] != "limit"]
     bars = [(w, r) for w, r in bars if r is not None]
     top = max([2.0] + [r for _, r in bars])
     width, height, left, bottom = 60 + 50 * max(len(bars), 1), 320, 50, 90
     scale = (height - bottom - 20) / top
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (width, height),
            '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="10" y="14">ours / in-tree: messages/s (rds-ping: p50, lower is better)</text>']
+           '<text x="10" y="14">ours / in-tree: messages/s (rds-ping: p50, lower is better); RDS/TCP blue, RDS/IB green</text>']
     y1 = height - bottom - scale
     out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="red" stroke-dasharray="4"/>' % (left, width - 10, y1, y1))
     out.append('<text x="5" y="%.1f">1.0</text>' % (y1 + 4))
     for i, (wl, r) in enumerate(bars):
         x = left + 10 + 50 * i
         h = r * scale
-        out.append('<rect x="%d" y="%.1f" width="30" height="%.1f" fill="steelblue"/>' % (x, height - bottom - h, h))
+        color = "seagreen" if wl.startswith("ib-") else "steelblue"
+        out.append('<rect x="%d" y="%.1f" width="30" height="%.1f" fill="%s"/>' % (x, height - bottom - h, h, color))
         out.append('<text x="%d" y="%.1f">%.2f</text>' % (x, height - bottom - h - 3, r))
         out.append('<text transform="translate(%d,%d) rotate(60)">%s</text>' % (x + 5, height - bottom + 12, wl))
     out.append("</svg>")
@@ -162,7 +314,7 @@ def png(result, outdir):
     data = os.path.join(outdir, "ratios.dat")
     with open(data, "w") as f:
         for wl, e in result.items():
-            r = e["ratio_ours_intree"].get("msgs_per_sec", e["ratio_ours_intree"].get("p50_us"))
+            r = bar_ratio(e) if e["kind"] != "limit" else None
             if r is not None:
                 f.write('"%s" %.4f\n' % (wl, r))
     script = "\n".join([
@@ -195,9 +347,15 @@ def main():
         print("report: no results in %s" % a.raw, file=sys.stderr)
         return 1
     result = build(summarize(rows))
+    tgts = targets(result)
+    scal = scaling(result)
+    info = infos(rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
-        json.dump({"profile": a.profile, "workloads": result}, f, indent=1)
-    md = markdown(result, a.profile)
+        json.dump({"profile": a.profile, "info": info, "workloads": result,
+                   "targets": tgts, "scaling": scal,
+                   "metrics": {k: v for k, v in list(METRICS.items()) + list(DETAIL.items())}},
+                  f, indent=1)
+    md = markdown(result, a.profile, tgts, scal, info)
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
     with open(os.path.join(a.outdir, "results.svg"), "w") as f:
@@ -205,7 +363,7 @@ def main():
     png(result, a.outdir)
     print(md)
     missing = [wl for wl, e in result.items()
-               if not wl.startswith("tcp-") and not e["ratio_ours_intree"]]
+               if e["kind"] != "limit" and not e["ratio_ours_intree"]]
     if missing:
         print("report: no ratio for %s" % ", ".join(missing), file=sys.stderr)
         return 1
