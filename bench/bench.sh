@@ -49,7 +49,9 @@ append="tsc=reliable${tsc_khz:+ tsc_early_khz=$tsc_khz}"
 
 mkdir -p "$out"
 raw=$out/raw.jsonl
-: >"$raw"
+# The checkout's commit, and whether it had changes: the modules are
+# built from the working tree.
+echo "{\"round\": 0, \"stack\": \"host\", \"ncpu\": 0, \"workload\": \"tree\", \"kind\": \"info\", \"result\": {\"git\": \"$(git -C "$root" describe --always --dirty 2>/dev/null)\"}}" >"$raw"
 failed=0
 for round in $(seq 1 "$ROUNDS"); do
 	for stack in intree ours; do
