@@ -290,7 +290,7 @@ enum {
 	RDS_IN_XMIT,		/* one sender at a time per path */
 	RDS_RECONNECT_PENDING,	/* cp_conn_w is queued */
 	RDS_DESTROY_PENDING,	/* no new work may be queued */
-	RDS_XMIT_AGAIN,		/* a sender found RDS_IN_XMIT taken */
+	RDS_XMIT_AGAIN,		/* another pass wanted once RDS_IN_XMIT is free */
 };
 
 /*

@@ -175,6 +175,18 @@ int rds_tcp_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 	if (ret == -EAGAIN || ret == -ENOBUFS) {
 		rds_tcp_stats_inc(RDS_TCP_STAT_SNDBUF_FULL);
 		tc->t_xmit_full = true;
+		/* write_space() kicks the send work only for a sender that
+		 * asked; the room may have come back before we asked, so
+		 * look once more.
+		 */
+		set_bit(RDS_TCP_WANT_ROOM, &tc->t_flags);
+		/* Pairs with the test_and_clear_bit() in write_space(), which
+		 * runs after TCP freed room: one of the two sees the other.
+		 */
+		smp_mb__after_atomic();
+		if (sk_stream_is_writeable(sock->sk) &&
+		    test_and_clear_bit(RDS_TCP_WANT_ROOM, &tc->t_flags))
+			set_bit(RDS_XMIT_AGAIN, &cp->cp_flags);
 		return -EAGAIN;
 	}
 	return ret;
@@ -229,7 +241,14 @@ void rds_tcp_write_space(struct sock *sk)
 	rds_tcp_stats_inc(RDS_TCP_STAT_WRITE_SPACE_CALLS);
 
 	rds_tcp_drop_acked(cp, tc, sk);
-	if (rds_conn_path_up(cp) && sk_stream_is_writeable(sk))
+	/* Most acks find the sender done with its queue (it sends inline
+	 * from sendmsg): waking the send work for each of them cost a work
+	 * item and a context switch per message. Only a sender that ran out
+	 * of room waits for this (test_and_clear_bit() is fully ordered:
+	 * it pairs with the sender's barrier in rds_tcp_xmit()).
+	 */
+	if (rds_conn_path_up(cp) && sk_stream_is_writeable(sk) &&
+	    test_and_clear_bit(RDS_TCP_WANT_ROOM, &tc->t_flags))
 		rds_tcp_kick_send(cp, 0, true);
 out:
 	read_unlock_bh(&sk->sk_callback_lock);

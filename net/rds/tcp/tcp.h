@@ -90,10 +90,15 @@ struct rds_tcp_conn;
  * reset when a socket is detached.
  *
  * t_xmit_hdr and t_xmit_full belong to the sender, under RDS_IN_XMIT.
+ * t_flags is atomic bits: the sender sets RDS_TCP_WANT_ROOM, write_space()
+ * takes it.
  *
  * t_list links the path on rds_tcp_tc_list (rds_tcp_tc_lock) while it has a
  * socket, for RDS_INFO_TCP_SOCKETS.
  */
+/* t_flags: the sender is waiting for send buffer space. */
+#define RDS_TCP_WANT_ROOM	0
+
 struct rds_tcp_connection {
 	struct list_head	t_list;
 	struct rds_conn_path	*t_cpath;
@@ -120,6 +125,7 @@ struct rds_tcp_connection {
 
 	struct rds_header	t_xmit_hdr;
 	bool			t_xmit_full;	/* the last xmit got -EAGAIN */
+	unsigned long		t_flags;	/* RDS_TCP_WANT_ROOM */
 
 	/* RDS_INFO_TCP_SOCKETS, racy snapshots */
 	u32			t_last_sent_nxt;
