@@ -237,32 +237,6 @@ limits() {
 
 # --- RDS/IB over two rxe devices ---------------------------------------------
 
-# ib_bench_setup: ib_setup's recipe (selftests/ib/ib_lib.sh), without
-# loading a stack (ib_setup loads ours) and without its dynamic debug
-# (pr_debug on every path drop would cost time here). 4 for no rxe.
-ib_bench_setup() {
-	local d
-
-	ib_have_rxe || return 4
-	ib_cleanup
-	modprobe rdma_cm || return 1
-	IB_WMEM_MAX=$(sysctl -n net.core.wmem_max)
-	IB_RMEM_MAX=$(sysctl -n net.core.rmem_max)
-	sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304
-	ip link add rv0 type veth peer name rv1 || return 1
-	for d in rv0 rv1; do
-		sysctl -qw net.ipv4.conf.$d.accept_local=1 \
-			net.ipv4.conf.$d.rp_filter=0 || return 1
-	done
-	sysctl -qw net.ipv4.conf.all.rp_filter=0
-	ip addr add $IA/32 dev rv0 && ip addr add $IB/32 dev rv1 || return 1
-	ip link set rv0 up && ip link set rv1 up || return 1
-	ip rule add pref 1000 lookup local && ip rule del pref 0 || return 1
-	ip rule add pref 101 from $IA to $IB oif rv0 lookup 101 &&
-	ip rule add pref 102 from $IB to $IA oif rv1 lookup 102 || return 1
-	ib_paths && ib_rxe_add
-}
-
 # gid_index DEV ADDR: the index of DEV's RoCE v2 GID for IPv4 ADDR, which
 # rxe routes as the IPv4 address itself (through the policy rules), where
 # perftest's default, GID 0, is the link-local IPv6 one.
@@ -343,7 +317,7 @@ ib_phase() {
 	local rc fails=0 w name req depth tasks
 
 	[ ${#IB_WORKLOADS[@]} -gt 0 ] || return 0
-	ib_bench_setup
+	ib_link_setup
 	rc=$?
 	if [ $rc = 4 ]; then
 		echo "bench: no rdma_rxe or no rdma tool: no IB workloads" >&2

@@ -54,7 +54,9 @@ ib_rxe_add() {
 	rdma link add rxe1 type rxe netdev rv1
 }
 
-ib_setup() {
+# ib_link_setup: the two rxe devices on their veth pair, no RDS stack loaded
+# (make bench loads either stack on it). 4 for no rxe.
+ib_link_setup() {
 	local d
 
 	ib_have_rxe || return 4
@@ -79,7 +81,11 @@ ib_setup() {
 	ip rule add pref 101 from $IA to $IB oif rv0 lookup 101 &&
 	ip rule add pref 102 from $IB to $IA oif rv1 lookup 102 || return 1
 	ib_paths || return 1
-	ib_rxe_add || return 1
+	ib_rxe_add
+}
+
+ib_setup() {
+	ib_link_setup || return
 	rds_load rdma || return 1
 	# Path drops and rdma_cm events, for ib_diag.
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
