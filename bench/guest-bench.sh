@@ -76,11 +76,7 @@ load() {
 load_rdma() {
 	if [ "$stack" = intree ]; then
 		modprobe -r rds_tcp 2>/dev/null
-		modprobe rds_rdma || return 1
-		if grep -q O /sys/module/rds_rdma/taint; then
-			echo "bench: modprobe loaded our rds_rdma (installed in updates/?)" >&2
-			return 1
-		fi
+		intree_load rdma
 	else
 		[ -e /sys/module/rds_tcp ] && rmmod rds_tcp 2>/dev/null
 		rds_load rdma
@@ -142,8 +138,8 @@ profiled() {
 # active side runs. perf starts first and stops when the active side is
 # done: started around the run, its own set-up (seconds under TCG) would
 # eat the window. The flat profile (self time) goes to
-# perf-STACK-NAME.txt, the call graph of the top entries to
-# perf-STACK-NAME.graph.txt.
+# perf-STACK-NAME.txt, the time under each function to
+# perf-STACK-NAME.children.txt.
 profile() {
 	local name=$1 port=$((4000 + RANDOM % 20000)) data=/tmp/perf.data
 	local txt=$perf_dir/perf-$stack-$name.txt pid i

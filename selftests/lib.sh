@@ -134,12 +134,19 @@ rds_unload() {
 	done
 }
 
+# intree_load [tcp] [rdma]: the distribution's rds and the transports asked
+# for (rds_tcp when none is).
 intree_load() {
+	local t
+
 	if [ -e /sys/module/rds ] && grep -q O /sys/module/rds/taint; then
 		echo "intree_load: our rds is loaded; not mixing the two stacks" >&2
 		return 1
 	fi
-	modprobe rds && modprobe rds_tcp || return 1
+	modprobe rds || return 1
+	for t in "${@:-tcp}"; do
+		modprobe "rds_$t" || return 1
+	done
 	# `make install` puts ours where modprobe finds it first.
 	if grep -q O /sys/module/rds/taint; then
 		echo "intree_load: modprobe loaded our rds (installed in updates/?)" >&2

@@ -65,18 +65,6 @@ ib_load_ours() {
 	echo 'module rds_rdma +p' >/sys/kernel/debug/dynamic_debug/control
 }
 
-ib_load_intree() {
-	if [ -e /sys/module/rds ] && grep -q O /sys/module/rds/taint; then
-		echo "our rds is loaded; not mixing the two stacks" >&2
-		return 1
-	fi
-	modprobe rds_rdma || return 1
-	if grep -q O /sys/module/rds/taint; then
-		echo "modprobe loaded our rds (installed in updates/?)" >&2
-		return 1
-	fi
-}
-
 # A connect to a peer that has no listener yet is rejected, which makes
 # both stacks fall back to 3.1 for the next attempt: the side that accepts
 # says over TCP when it listens, and the first sender waits for that.
@@ -172,7 +160,7 @@ ib_interop_test() {
 	if [ $stack = ours ]; then
 		ktap_test "load our rds_rdma" ib_load_ours || ktap_finished
 	else
-		ktap_test "modprobe rds_rdma (in-tree)" ib_load_intree ||
+		ktap_test "modprobe rds_rdma (in-tree)" intree_load rdma ||
 			ktap_finished
 	fi
 	if [ "$RDS_PAIR_ROLE" = "$first" ]; then
