@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rds-cost: 155
+# rds-cost: 260
 #
 # RDS/IB over a bad link: netem on both veths of the rxe pair (loss 5%,
 # corrupt 5%, duplicate 5%) under traffic pinned to IB. rxe's reliable
@@ -57,10 +57,8 @@ ktap_test "netem loss/corrupt/duplicate 5% on rv0 and rv1" netem_on
 # The integrity run of test_ib_traffic.sh, 1 B .. 1 MiB, under netem, at
 # a tenth of its count: rxe answers a loss by sending again all that
 # followed it, and at some 30 messages a second (against 400 on the clean
-# link) 20,000 would take ten minutes. The short profile's hundred still
-# lose and retransmit dozens of packets; on the debug kernel each 1 MiB
-# message under loss costs a second or more.
-n=$(ib_count 2000 100)
+# link) 20,000 would take ten minutes.
+n=$(ib_count 2000 200)
 ktap_test "$n messages of 1 B .. 1 MiB, 2+2 sockets, both ways, under netem" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 32768 -M 1048576 -t 500 ||
 	ib_diag
