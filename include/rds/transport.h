@@ -23,6 +23,7 @@
  *   CONNECTING/UP --rds_conn_path_error()--> ERROR --down work--> DISCONNECTING
  *   DISCONNECTING --t->conn_path_shutdown() returned--> DOWN
  *   DOWN --(backoff delay, if anything is queued or we are the initiator)--> CONNECTING
+ *   (never for a passive twin, see rds_conn_create(): its twin connects it)
  *
  * Unacknowledged messages survive every trip through that loop: on the way
  * back UP they are sent again, flagged RDS_FLAG_RETRANSMITTED, and the
@@ -120,6 +121,19 @@ struct rds_zcopy;
 struct rds_rdma_notifier;
 
 /*
+ * Pages pinned for as long as a memory region or an RDMA operation lives,
+ * charged to RLIMIT_MEMLOCK (rdma.c): pc_pages are counted in pc_user's
+ * locked_vm and pc_mm's pinned_vm, both held by reference so that the
+ * last unpin, maybe in a work item after the task exited, gives them back.
+ * pc_user is NULL when nothing is charged (CAP_IPC_LOCK).
+ */
+struct rds_pin_charge {
+	struct user_struct	*pc_user;
+	struct mm_struct	*pc_mm;
+	unsigned long		pc_pages;
+};
+
+/*
  * The RDMA operation a message carries (RDS_CMSG_RDMA_ARGS): op_bytes
  * between the local pages in op_sg and the peer's region op_rkey, from
  * byte op_remote_addr of it.  op_write: to the peer (RDMA WRITE), else
@@ -136,11 +150,16 @@ struct rds_rdma_notifier;
  * dirtied when a READ may have written them; a transport keeps a message
  * reference for every work request of the operation in flight, so the
  * pages are never unpinned under the device.  op_posted is set by the
- * sender (RDS_IN_XMIT) once xmit_rdma() took the operation; it is never
- * cleared: a message whose operation went out is never sent again (see
- * rds_send_path_reset()).  op_notifier is taken exactly once, with
+ * sender (RDS_IN_XMIT) once xmit_rdma() took the operation: a message
+ * whose operation went out is not sent again (see rds_send_path_reset()),
+ * unless the transport set op_unsent, which says that none of it was done
+ * (its connection failed on another operation, at the peer, before this
+ * one's turn came): then the reset clears both, and it goes again on the
+ * next connection.  op_notifier is taken exactly once, with
  * xchg(), by whoever reports the operation's status (rdma.c).
  * op_trans_private is the transport's while the operation is posted.
+ * op_charge holds the pinned pages against RLIMIT_MEMLOCK until they are
+ * unpinned.
  */
 struct rds_rdma_op {
 	u32			op_rkey;
@@ -151,6 +170,7 @@ struct rds_rdma_op {
 	bool			op_notify;	/* RDS_RDMA_NOTIFY_ME */
 	bool			op_silent;	/* RDS_RDMA_SILENT */
 	bool			op_posted;
+	bool			op_unsent;	/* posted, none of it done */
 	int			op_atomic;	/* RDS_CMSG_*ATOMIC_*, or 0 */
 	u64			op_compare_add;	/* compare, or add */
 	u64			op_swap;
@@ -161,6 +181,7 @@ struct rds_rdma_op {
 	struct scatterlist	*op_sg;		/* one entry per page piece */
 	unsigned int		op_nents;
 	struct rds_rdma_notifier *op_notifier;
+	struct rds_pin_charge	op_charge;
 	void			*op_trans_private;
 	struct work_struct	op_free_work;	/* unpinning from softirq */
 };
@@ -226,6 +247,8 @@ enum {
  * in t->xmit() and may set m_ack_seq; everything else is the generic
  * layer's.
  */
+struct rds_sndbuf_dest;
+
 struct rds_message {
 	refcount_t		m_refcount;
 	struct list_head	m_sock_item;	/* rs_send_queue, rs_lock */
@@ -236,6 +259,8 @@ struct rds_message {
 	struct in6_addr		m_daddr;
 	spinlock_t		m_rs_lock;	/* m_rs; outside rs_lock */
 	struct rds_sock		*m_rs;
+	/* What it is counted against on m_rs while RDS_MSG_ON_SOCK (rs_lock) */
+	struct rds_sndbuf_dest	*m_sndbuf;
 	struct rds_conn_path	*m_cp;		/* path it was queued on */
 	unsigned int		m_len;		/* payload bytes */
 	unsigned int		m_nents;
@@ -255,6 +280,12 @@ static inline unsigned int rds_message_wire_len(const struct rds_message *rm)
 
 int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
 			      const void *data, unsigned int len);
+/* Takes every extension of @type out of @hdr: an RDMA operation that did
+ * not happen (nothing or part of it posted) must not be announced to the
+ * peer by RDS_EXTHDR_RDMA, which releases a use-once region.  The sender
+ * only (RDS_IN_XMIT), before the header goes out.
+ */
+void rds_message_del_extension(struct rds_header *hdr, unsigned int type);
 /* Walks the extension headers: *pos starts at 0; returns the type or NONE. */
 int rds_message_next_extension(const struct rds_header *hdr, unsigned int *pos,
 			       void *buf, unsigned int *buflen);
@@ -329,6 +360,9 @@ struct rds_conn_path {
 	struct delayed_work	cp_send_w;
 	struct delayed_work	cp_recv_w;
 	struct work_struct	cp_down_w;
+	struct delayed_work	cp_hb_w;	/* net/rds/heartbeat.c */
+	unsigned long		cp_hb_heard;	/* jiffies: peer last heard */
+	unsigned long		cp_hb_sent;	/* jiffies: ping unanswered */
 	unsigned long		cp_reconnect_jiffies;	/* current backoff */
 	wait_queue_head_t	cp_waitq;
 	unsigned int		cp_unacked_packets;
@@ -336,6 +370,11 @@ struct rds_conn_path {
 	u64			cp_conn_attempts;
 	/* RDS_MSG_CONTROL messages on the queues, see net/rds/control.c */
 	atomic_t		cp_ctl_queued;
+	/* The NAPI context the path's packets come in through, 0 for none:
+	 * written by the transport's receive, read by the sockets it
+	 * delivers to, which busy-poll it (net/rds/recv.c).
+	 */
+	unsigned int		cp_napi_id;
 
 	void			*cp_transport_data;
 };
@@ -359,7 +398,12 @@ struct rds_connection {
 	u8			c_tos;
 	bool			c_isv6;
 	bool			c_loopback;	/* faddr is local to c_net */
-	bool			c_passive;	/* created by an accept */
+	/* The passive twin of a connection from an address to itself on a
+	 * transport that really connects it (IB): same tuple, never
+	 * connects, takes the accepted end of its twin's connects.  Sockets
+	 * send on the twin without c_passive; the info tables skip this one.
+	 */
+	bool			c_passive;
 	bool			c_destroying;
 	/* RDS_PROTOCOL_VERSION unless the transport negotiates another with
 	 * the peer (IB: 4.1 or 3.1), which it sets before it completes the
@@ -422,6 +466,12 @@ bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new);
  * completes with rds_connect_path_complete() or fails with
  * rds_conn_path_error() like an outgoing connect.  Losing the transition
  * means the path is connecting already or up: the request is refused.
+ *
+ * A request from an address to itself (laddr == faddr) on a transport
+ * that does not prefer loopback is its own connect coming back: it gets
+ * the connection's passive twin (c_passive), whose path the generic layer
+ * never connects.  The twin receives what the connecting side sends and
+ * sends what it answers (acks, pongs) back over the accepted end.
  */
 struct rds_connection *rds_conn_create(struct net *net,
 				       const struct in6_addr *laddr,
@@ -533,19 +583,49 @@ unsigned int rds_stats_info_copy(struct rds_info_iterator *iter,
 /* ---- The transport itself ---------------------------------------------- */
 
 /*
+ * A device as one network namespace sees it: what a transport with RDMA
+ * operations keeps per (device, netns), so that nothing registered in one
+ * namespace is reachable from another.  For RDS/IB that is a protection
+ * domain with its memory regions, their idle MRs and a queue pair of its
+ * own on which their registrations and invalidations are posted (see
+ * net/rds/ib/ib.h, struct rds_ib_domain, which embeds this).  A memory
+ * region belongs to the object it was registered on and to its socket;
+ * an RDMA operation finds its object through the connection it goes out
+ * on, whose queue pair is in that object's protection domain: a peer
+ * reaches the regions of the namespace it is connected to, no others.
+ *
+ * Lifetime: a reference count of the transport's.  t->device_get() finds
+ * or makes the one serving an address of a netns and returns it with a
+ * reference, t->device_put() drops that; a memory region holds one from
+ * registration until after its release, and the transport's connections
+ * hold one each while they have a queue pair on it.  The RDMA device
+ * itself may go first (rdma link del): the transport then takes back
+ * everything the object had on it, and what is left is bookkeeping that
+ * goes with the last reference.  d_net is counted: the object keeps its
+ * netns, and every reference to the object is dropped when the sockets
+ * and connections of that netns go.
+ */
+struct rds_device {
+	struct rds_transport	*d_trans;
+	struct net		*d_net;
+};
+
+/*
  * A memory region of RDS_GET_MR or RDS_GET_MR_FOR_DEST: user pages that a
  * peer may read or write through the key in the region's cookie.
  *
  * Lifetime: r_kref.  Its socket's MR tree (rs_mr_tree) holds one
  * reference from registration until RDS_FREE_MR or the socket's release
  * takes it out; whoever finds it in the tree under rs_mr_lock and keeps it
- * takes one of their own.  The last put, in process context, has
- * r_trans->mr_release() drop the transport's mapping and then unpins the
- * pages: they stay pinned for as long as the MR exists, whatever became of
- * the device or the connections meanwhile.  r_trans, set once mr_register
- * has succeeded, pins its transport's module.
- * The transport reads r_pages and r_npages and sets r_key and
- * r_trans_private in mr_register; the rest is the generic layer's.
+ * takes one of their own.  The last put has r_trans->mr_release() drop the
+ * transport's mapping, in process context (a put in softirq defers it to
+ * rds_wq), and then unpins the pages: they stay pinned for as long as the
+ * MR exists, whatever became of the device or the connections meanwhile.
+ * r_trans, set once mr_register has succeeded, pins its transport's
+ * module; r_dev (a reference) is the device object it was registered on.
+ * The transport reads r_pages, r_npages, r_offset and r_bytes, and sets
+ * r_key and r_trans_private in mr_register; the rest is the generic
+ * layer's.
  */
 struct rds_mr {
 	struct kref		r_kref;
@@ -557,7 +637,12 @@ struct rds_mr {
 	bool			r_invalidate;	/* RDS_RDMA_INVALIDATE */
 	struct page		**r_pages;	/* pinned, FOLL_LONGTERM */
 	unsigned int		r_npages;
+	/* The bytes the user named: from r_offset in the first page on. */
+	unsigned int		r_offset;
+	u32			r_bytes;
+	struct rds_pin_charge	r_charge;	/* r_pages, RLIMIT_MEMLOCK */
 	struct rds_transport	*r_trans;
+	struct rds_device	*r_dev;
 	void			*r_trans_private;
 };
 
@@ -628,11 +713,6 @@ struct rds_transport {
 	 */
 	unsigned int (*stats_info_copy)(struct rds_info_iterator *iter,
 					unsigned int avail);
-	/* True once the transport's module is unloading.  The generic layer
-	 * does not call it (RDS_DESTROY_PENDING stops new work); a transport
-	 * checks its own flag where it accepts connections.
-	 */
-	bool (*t_unloading)(struct rds_connection *conn);
 
 	/*
 	 * RDMA operations: all optional.  A transport without them (TCP,
@@ -643,20 +723,26 @@ struct rds_transport {
 	 * layer) and the operation a message carries; the transport maps
 	 * and posts.
 	 *
-	 * mr_register: map @mr's pinned pages for remote access through the
-	 * device serving @laddr in @net and set r_key, unique on that
-	 * device; may sleep.  -ENODEV when no device serves @laddr.
+	 * device_get: the device object (see struct rds_device) serving
+	 * @laddr in @net, with a reference; ERR_PTR(-ENODEV) when no device
+	 * serves it.  May sleep.  device_put drops the reference; may sleep.
+	 * mr_register: map the bytes @mr names (r_offset, r_bytes of its
+	 * pinned pages) for remote access through @dev, and no more than the
+	 * pages they lie in, and set r_key, unique on the underlying device
+	 * and not to be guessed from the key that MR had before; the cookie's
+	 * offset is r_offset.  May sleep, for a bounded time.
 	 * mr_release: called exactly once for each successful mr_register,
 	 * in process context, when the MR goes (RDS_FREE_MR, socket
-	 * release, and later a use-once completion); with @invalidate the
-	 * remote key is dead when it returns.  A device may go before its
-	 * MRs do (rdma link del): the transport then drops their mappings
-	 * itself, in its device removal, and mr_release has nothing left to
-	 * undo on the device.
+	 * release, and later a use-once completion); the remote key is dead
+	 * when it returns, whatever a peer does, and it returns in bounded
+	 * time.  A device may go before its MRs do (rdma link del): the
+	 * transport then drops their mappings itself, in its device removal,
+	 * and mr_release has nothing left to undo on the device.
+	 * mr_sync: optional, any context: a peer announced that its RDMA into
+	 * @mr is done (RDS_EXTHDR_RDMA): make what it wrote visible to the CPU.
 	 * mr_invalidate: optional, in process context, before mr_release
 	 * when many MRs go at once: start killing the remote key without
 	 * waiting, so that mr_release waits for all of them together.
-	 * mr_flush: RDS_FREE_MR with cookie 0: finish deferred releases.
 	 *
 	 * xmit_rdma, xmit_atomic: post the RDMA or atomic operation of @rm,
 	 * ahead of its RDS header (as in-tree: the data moves first, the
@@ -668,13 +754,19 @@ struct rds_transport {
 	 * operation is tried again on the next connection.  The transport
 	 * holds a message reference for each work request in flight and
 	 * reports the operation's local completion, an RDS_RDMA_* status of
-	 * the uapi, with rds_rdma_op_done(), once, from any context.
+	 * the uapi, with rds_rdma_op_done(), at most once, from any
+	 * context.  As in-tree, an operation its connection flushed is not
+	 * reported: the message is dropped at the reconnect, which tells the
+	 * sender RDS_RDMA_DROPPED.
 	 */
-	int (*mr_register)(struct net *net, const struct in6_addr *laddr,
-			   u32 scope_id, struct rds_mr *mr);
+	struct rds_device *(*device_get)(struct net *net,
+					 const struct in6_addr *laddr,
+					 u32 scope_id);
+	void (*device_put)(struct rds_device *dev);
+	int (*mr_register)(struct rds_device *dev, struct rds_mr *mr);
 	void (*mr_invalidate)(struct rds_mr *mr);
 	void (*mr_release)(struct rds_mr *mr, bool invalidate);
-	void (*mr_flush)(struct net *net);
+	void (*mr_sync)(struct rds_mr *mr);
 	int (*xmit_rdma)(struct rds_conn_path *cp, struct rds_message *rm);
 	int (*xmit_atomic)(struct rds_conn_path *cp, struct rds_message *rm);
 };

@@ -17,8 +17,10 @@
 #include "netns.h"
 #include "rdma.h"
 #include "info.h"
+#include "message.h"
 #include "recv.h"
 #include "send.h"
+#include "sndbuf.h"
 #include "cong.h"
 #include "connection.h"
 #include "stats.h"
@@ -66,6 +68,7 @@ static int rds_release(struct socket *sock)
 	rds_clear_recv_queue(rs);
 	rds_cong_remove_socket(rs);
 	rds_send_drop_to(rs, NULL, 0);
+	rds_sndbuf_destruct(rs);
 	rds_rdma_drop_mrs(rs);
 	rds_sock_list_del(rs);
 
@@ -247,7 +250,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	    !list_empty_careful(&rs->rs_zcopy_queue) ||
 	    !list_empty_careful(&rs->rs_notify_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (rds_send_has_room(rs))
+	if (rds_sndbuf_writable(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (READ_ONCE(sk->sk_err) || !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
@@ -325,6 +328,7 @@ static void rds_sock_init(struct rds_sock *rs)
 {
 	spin_lock_init(&rs->rs_lock);
 	INIT_LIST_HEAD(&rs->rs_send_queue);
+	hash_init(rs->rs_dests);
 	INIT_LIST_HEAD(&rs->rs_cong_item);
 	INIT_LIST_HEAD(&rs->rs_cong_refused_item);
 	spin_lock_init(&rs->rs_recv_lock);
@@ -522,6 +526,8 @@ static void __exit rds_exit(void)
 	sock_unregister(AF_RDS);
 	proto_unregister(&rds_proto);
 	rds_parts_exit();
+	/* After the connections: their control messages are freed by now. */
+	rds_message_exit();
 }
 module_exit(rds_exit);
 

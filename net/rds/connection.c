@@ -29,12 +29,13 @@ static struct hlist_head *rds_conn_bucket(struct rds_net *rn,
 static bool rds_conn_match(const struct rds_connection *conn,
 			   const struct in6_addr *laddr,
 			   const struct in6_addr *faddr,
-			   const struct rds_transport *trans, u8 tos, int dev_if)
+			   const struct rds_transport *trans, u8 tos, int dev_if,
+			   bool passive)
 {
 	return ipv6_addr_equal(&conn->c_laddr, laddr) &&
 	       ipv6_addr_equal(&conn->c_faddr, faddr) &&
 	       conn->c_trans == trans && conn->c_tos == tos &&
-	       conn->c_dev_if == dev_if;
+	       conn->c_dev_if == dev_if && conn->c_passive == passive;
 }
 
 /* Under RCU or conn_lock; the result has no reference taken. */
@@ -42,14 +43,31 @@ static struct rds_connection *rds_conn_lookup(struct hlist_head *head,
 					      const struct in6_addr *laddr,
 					      const struct in6_addr *faddr,
 					      const struct rds_transport *trans,
-					      u8 tos, int dev_if)
+					      u8 tos, int dev_if, bool passive)
 {
 	struct rds_connection *conn;
 
 	hlist_for_each_entry_rcu(conn, head, c_hash_node)
-		if (rds_conn_match(conn, laddr, faddr, trans, tos, dev_if))
+		if (rds_conn_match(conn, laddr, faddr, trans, tos, dev_if,
+				   passive))
 			return conn;
 	return NULL;
+}
+
+/* A transport that does not hand local peers to the loopback transport
+ * (IB) really connects a connection from an address to itself: its
+ * connect comes back to its own listener as a request, and the accepted
+ * end needs a path of its own, since the connecting path is busy being
+ * the other end.  That accepted end is the connection's passive twin, a
+ * second connection with the same tuple and c_passive set, which only
+ * ever takes its twin's connects and never connects itself.
+ */
+static bool rds_conn_wants_twin(const struct in6_addr *laddr,
+				const struct in6_addr *faddr,
+				const struct rds_transport *trans)
+{
+	return trans != &rds_loop_transport && !trans->t_prefer_loopback &&
+	       ipv6_addr_equal(laddr, faddr);
 }
 
 /* Link-local peers are told apart by interface; others have scope 0. */
@@ -58,11 +76,11 @@ static int rds_conn_dev_if(const struct in6_addr *faddr, int dev_if)
 	return ipv6_addr_type(faddr) & IPV6_ADDR_LINKLOCAL ? dev_if : 0;
 }
 
-struct rds_connection *rds_conn_find(struct net *net,
-				     const struct in6_addr *laddr,
-				     const struct in6_addr *faddr,
-				     struct rds_transport *trans, u8 tos,
-				     int dev_if)
+static struct rds_connection *__rds_conn_find(struct net *net,
+					      const struct in6_addr *laddr,
+					      const struct in6_addr *faddr,
+					      struct rds_transport *trans,
+					      u8 tos, int dev_if, bool passive)
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn;
@@ -70,11 +88,21 @@ struct rds_connection *rds_conn_find(struct net *net,
 	dev_if = rds_conn_dev_if(faddr, dev_if);
 	rcu_read_lock();
 	conn = rds_conn_lookup(rds_conn_bucket(rn, laddr, faddr), laddr, faddr,
-			       trans, tos, dev_if);
+			       trans, tos, dev_if, passive);
 	if (conn && !kref_get_unless_zero(&conn->c_ref))
 		conn = NULL;
 	rcu_read_unlock();
 	return conn;
+}
+
+/* The connection our sockets send on: never a passive twin. */
+struct rds_connection *rds_conn_find(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr,
+				     struct rds_transport *trans, u8 tos,
+				     int dev_if)
+{
+	return __rds_conn_find(net, laddr, faddr, trans, tos, dev_if, false);
 }
 EXPORT_SYMBOL_GPL(rds_conn_find);
 
@@ -204,7 +232,7 @@ static struct rds_connection *__rds_conn_create(struct net *net,
 	unsigned long flags;
 
 	dev_if = rds_conn_dev_if(faddr, dev_if);
-	conn = rds_conn_find(net, laddr, faddr, trans, tos, dev_if);
+	conn = __rds_conn_find(net, laddr, faddr, trans, tos, dev_if, passive);
 	if (conn)
 		return conn;
 
@@ -219,7 +247,8 @@ static struct rds_connection *__rds_conn_create(struct net *net,
 	if (rn->exiting) {
 		found = ERR_PTR(-ENETDOWN);
 	} else {
-		found = rds_conn_lookup(head, laddr, faddr, trans, tos, dev_if);
+		found = rds_conn_lookup(head, laddr, faddr, trans, tos, dev_if,
+					passive);
 		if (found)
 			kref_get(&found->c_ref);
 	}
@@ -244,7 +273,7 @@ struct rds_connection *rds_conn_create(struct net *net,
 				       gfp_t gfp, int dev_if)
 {
 	return __rds_conn_create(net, laddr, faddr, trans, tos, gfp, dev_if,
-				 true);
+				 rds_conn_wants_twin(laddr, faddr, trans));
 }
 EXPORT_SYMBOL_GPL(rds_conn_create);
 
@@ -503,6 +532,9 @@ static void rds_conn_info_one(struct rds_connection *conn, void *arg)
 	unsigned int i;
 
 	if (!w->v6 && conn->c_isv6)
+		return;
+	/* In-tree lists a connection to our own address once. */
+	if (conn->c_passive)
 		return;
 	if (w->per_path) {
 		for (i = 0; i < conn->c_path_count; i++) {

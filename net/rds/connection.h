@@ -42,6 +42,9 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 					     struct rds_sock *rs,
 					     bool nonblock);
 
+/* Queue @cp's heartbeat work (net/rds/heartbeat.c) in @delay jiffies. */
+void rds_path_queue_hb(struct rds_conn_path *cp, unsigned long delay);
+
 /* Queue the connect work for @cp unless it is already pending. */
 void rds_queue_reconnect(struct rds_conn_path *cp);
 

@@ -21,6 +21,7 @@
 
 #include "connection.h"
 #include "control.h"
+#include "heartbeat.h"
 #include "message.h"
 #include "send.h"
 #include "stats.h"
@@ -138,4 +139,13 @@ void rds_control_probe(struct rds_connection *conn)
 		return;
 	if (rds_control_queue(cp, true, cpu_to_be16(RDS_FLAG_PROBE_PORT), 0))
 		WRITE_ONCE(conn->c_ping_triggered, false);
+}
+
+/* A heartbeat's ping (see heartbeat.c): a plain one, in a ping's slot.  A
+ * path whose slots are all taken has not been heard from in a while, and
+ * its timeout will say so.
+ */
+int rds_control_heartbeat(struct rds_conn_path *cp)
+{
+	return rds_control_queue(cp, false, htons(RDS_HB_PORT), 0);
 }

@@ -16,6 +16,8 @@ int rds_control_pong(struct rds_conn_path *cp, __be16 dport, bool probe);
 
 /* Send the handshake probe on path 0, once per connection of path 0. */
 void rds_control_probe(struct rds_connection *conn);
+/* The ping of a heartbeat, see heartbeat.c. */
+int rds_control_heartbeat(struct rds_conn_path *cp);
 
 /* @rm, a control message, left its path (acknowledged or purged). */
 void rds_control_done(struct rds_message *rm);

@@ -3,6 +3,8 @@
  * headers that ride in it.
  */
 #include <linux/highmem.h>
+#include <linux/local_lock.h>
+#include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/checksum.h>
@@ -94,6 +96,81 @@ static struct rds_message *rds_message_new(unsigned int len,
 	return rm;
 }
 
+/* Small payloads (an ack, a ping, a 64-byte request) are carved out of a
+ * per-CPU page instead of taking a page each: the kernel zeroes every page
+ * it hands out, which cost a whole clear_page per message.  Each piece
+ * holds a reference on its page, dropped by rds_message_free() like any
+ * other; the cache holds one more until it moves on to a new page.  A
+ * piece never crosses a page boundary and the pages are order 0, so a
+ * message that lives long (queued for a dead peer) pins at most the one
+ * page it would have had to itself.
+ */
+#define RDS_MSG_FRAG_MAX	(PAGE_SIZE / 2)
+
+struct rds_frag_cache {
+	local_lock_t	lock;
+	struct page	*page;		/* the cache's reference, or NULL */
+	unsigned int	off;		/* next free byte of page */
+};
+
+static DEFINE_PER_CPU(struct rds_frag_cache, rds_frag_cache) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+/* Takes @len bytes of the cached page into @sg; false when it has none. */
+static bool rds_frag_take(struct scatterlist *sg, unsigned int len)
+{
+	struct rds_frag_cache *fc;
+	unsigned long flags;
+	bool taken = false;
+
+	local_lock_irqsave(&rds_frag_cache.lock, flags);
+	fc = this_cpu_ptr(&rds_frag_cache);
+	if (fc->page && fc->off + len <= PAGE_SIZE) {
+		get_page(fc->page);
+		sg_set_page(sg, fc->page, len, fc->off);
+		fc->off += ALIGN(len, L1_CACHE_BYTES);
+		taken = true;
+	}
+	local_unlock_irqrestore(&rds_frag_cache.lock, flags);
+	return taken;
+}
+
+/* A new page for @sg, whose rest becomes the cache's (it may sleep). */
+static bool rds_frag_refill(struct scatterlist *sg, unsigned int len, gfp_t gfp)
+{
+	struct page *page = alloc_page(gfp), *old;
+	struct rds_frag_cache *fc;
+	unsigned long flags;
+
+	if (!page)
+		return false;
+	sg_set_page(sg, page, len, 0);
+	get_page(page);
+	local_lock_irqsave(&rds_frag_cache.lock, flags);
+	fc = this_cpu_ptr(&rds_frag_cache);
+	old = fc->page;
+	fc->page = page;
+	fc->off = ALIGN(len, L1_CACHE_BYTES);
+	local_unlock_irqrestore(&rds_frag_cache.lock, flags);
+	if (old)
+		put_page(old);
+	return true;
+}
+
+void rds_message_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct rds_frag_cache *fc = per_cpu_ptr(&rds_frag_cache, cpu);
+
+		if (fc->page)
+			put_page(fc->page);
+		fc->page = NULL;
+	}
+}
+
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 {
 	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
@@ -103,6 +180,13 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	rm = rds_message_new(len, nents, gfp);
 	if (!rm)
 		return NULL;
+	if (len && len <= RDS_MSG_FRAG_MAX) {
+		if (!rds_frag_take(&rm->m_sg[0], len) &&
+		    !rds_frag_refill(&rm->m_sg[0], len, gfp))
+			goto free_pages;
+		rm->m_nents = 1;
+		return rm;
+	}
 	for (i = 0; i < nents; i++) {
 		struct page *page = alloc_page(gfp);
 
@@ -291,6 +375,25 @@ int rds_message_add_extension(struct rds_header *hdr, unsigned int type,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_message_add_extension);
+
+void rds_message_del_extension(struct rds_header *hdr, unsigned int type)
+{
+	u8 ext[RDS_HEADER_EXT_SPACE] = {};
+	unsigned int pos = 0, out = 0, cur;
+
+	while (pos < RDS_HEADER_EXT_SPACE && hdr->h_exthdr[pos] != RDS_EXTHDR_NONE) {
+		cur = rds_exthdr_len(hdr->h_exthdr[pos]);
+		if (!cur || pos + 1 + cur > RDS_HEADER_EXT_SPACE)
+			break;
+		if (hdr->h_exthdr[pos] != type) {
+			memcpy(&ext[out], &hdr->h_exthdr[pos], 1 + cur);
+			out += 1 + cur;
+		}
+		pos += 1 + cur;
+	}
+	memcpy(hdr->h_exthdr, ext, sizeof(ext));
+}
+EXPORT_SYMBOL_GPL(rds_message_del_extension);
 
 /* Returns the type of the extension at *@pos and copies its payload to @buf
  * when *@buflen is large enough, setting *@buflen to its size.  An unknown

@@ -22,8 +22,12 @@ struct rds_zcopy {
 	bool			z_sent;		/* sendmsg succeeded: report it */
 };
 
-/* A message with room for @len payload bytes in freshly allocated pages. */
+/* A message with room for @len payload bytes: pages of its own, or for a
+ * small payload a piece of a page shared with others (message.c).
+ */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
+/* Module exit: lets go of the per-CPU pages small payloads come from. */
+void rds_message_exit(void);
 
 /* MSG_ZEROCOPY: a message whose payload is the sender's pages in @from,
  * pinned until it is freed, which queues @cookie's completion on @rs.

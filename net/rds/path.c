@@ -8,6 +8,7 @@
 
 #include "connection.h"
 #include "control.h"
+#include "heartbeat.h"
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
@@ -64,6 +65,11 @@ void rds_path_queue_recv(struct rds_conn_path *cp, unsigned long delay)
 }
 EXPORT_SYMBOL_GPL(rds_path_queue_recv);
 
+void rds_path_queue_hb(struct rds_conn_path *cp, unsigned long delay)
+{
+	rds_path_queue(cp, &cp->cp_hb_w, delay);
+}
+
 static void rds_path_queue_down(struct rds_conn_path *cp)
 {
 	rcu_read_lock();
@@ -72,9 +78,15 @@ static void rds_path_queue_down(struct rds_conn_path *cp)
 	rcu_read_unlock();
 }
 
+/* A passive twin (see rds_conn_create()) is connected by its twin's
+ * connects alone: one of its own would come back to it as a request.
+ * What it has queued meanwhile waits for that.
+ */
 static void rds_path_queue_connect(struct rds_conn_path *cp,
 				   unsigned long delay)
 {
+	if (cp->cp_conn->c_passive)
+		return;
 	if (test_and_set_bit(RDS_RECONNECT_PENDING, &cp->cp_flags))
 		return;
 	if (!rds_path_queue(cp, &cp->cp_conn_w, delay))
@@ -134,6 +146,7 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 	}
 	rds_stats_inc(RDS_STAT_CONN_UP);
 	cp->cp_reconnect_jiffies = 0;
+	rds_hb_path_up(cp);
 	if (cp->cp_index == 0) {
 		/* A new peer connection knows nothing of our map. */
 		if (!conn->c_loopback)
@@ -253,6 +266,8 @@ static bool rds_path_wants_reconnect(struct rds_conn_path *cp)
 	unsigned long flags;
 	bool queued;
 
+	if (cp->cp_conn->c_passive)
+		return false;
 	if (!cp->cp_conn->c_trans->t_mp_capable)
 		return true;
 	if (rds_conn_is_initiator(cp->cp_conn))
@@ -293,6 +308,7 @@ void rds_conn_path_init_work(struct rds_conn_path *cp)
 	INIT_DELAYED_WORK(&cp->cp_send_w, rds_send_worker);
 	INIT_DELAYED_WORK(&cp->cp_recv_w, rds_recv_worker);
 	INIT_WORK(&cp->cp_down_w, rds_shutdown_worker);
+	INIT_DELAYED_WORK(&cp->cp_hb_w, rds_hb_worker);
 }
 
 /* RDS_DESTROY_PENDING is set and nothing can queue work any more: cancel
@@ -305,6 +321,7 @@ void rds_conn_path_destroy(struct rds_conn_path *cp)
 	cancel_work_sync(&cp->cp_down_w);
 	cancel_delayed_work_sync(&cp->cp_send_w);
 	cancel_delayed_work_sync(&cp->cp_recv_w);
+	cancel_delayed_work_sync(&cp->cp_hb_w);
 
 	mutex_lock(&cp->cp_cm_lock);
 	atomic_set(&cp->cp_state, RDS_CONN_DISCONNECTING);

@@ -8,16 +8,28 @@
  * Keys are unique per device, not per socket: a region whose device went
  * away keeps its key in the tree until freed, and a new device may hand the
  * same key out again.  Registration then tries another key.
+ *
+ * Limits: a socket holds at most net.rds.max_mrs_per_socket regions
+ * (EAGAIN beyond, the errno of in-tree's exhausted pools), and the pages
+ * of regions and RDMA operations count against RLIMIT_MEMLOCK for as long
+ * as they are pinned (ENOMEM beyond), as io_uring's registered buffers
+ * and our MSG_ZEROCOPY sends do.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/mm.h>
 #include <linux/rbtree.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
 #include "rdma.h"
 #include "recv.h"
+#include "sysctl.h"
 #include "transports.h"
 
 /* Registrations that may meet a key still held by a dead device's region. */
@@ -33,19 +45,69 @@ static unsigned int rds_mr_vec_pages(const struct rds_iovec *vec)
 	return (PAGE_ALIGN(end) >> PAGE_SHIFT) - (vec->addr >> PAGE_SHIFT);
 }
 
+/* Charges @npages pinned pages to the caller's RLIMIT_MEMLOCK: ENOMEM
+ * when the user's locked_vm would go beyond it, as for io_uring.  The
+ * limit is the caller's, the count the user's: every process and every
+ * pinning kind (mlock aside) of one user share it, MSG_ZEROCOPY's too.
+ * CAP_IPC_LOCK charges nothing, as for mlock().
+ */
+static int rds_pin_charge(struct rds_pin_charge *pc, unsigned long npages)
+{
+	struct user_struct *user = current_user();
+	unsigned long limit, cur, want;
+
+	if (capable(CAP_IPC_LOCK) || !current->mm)
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		want = cur + npages;
+		if (want > limit || want < cur)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, want));
+
+	/* References: the pages may be unpinned by a work item, long after
+	 * this task and its mm went.  pinned_vm is what /proc shows as VmPin.
+	 */
+	pc->pc_user = get_uid(user);
+	pc->pc_mm = current->mm;
+	mmgrab(pc->pc_mm);
+	atomic64_add(npages, &pc->pc_mm->pinned_vm);
+	pc->pc_pages = npages;
+	return 0;
+}
+
+/* Once the pages are unpinned.  Process context: mmdrop() may free the
+ * mm.  Clears the charge, so a second call gives nothing back twice.
+ */
+static void rds_pin_uncharge(struct rds_pin_charge *pc)
+{
+	if (!pc->pc_user)
+		return;
+	atomic64_sub(pc->pc_pages, &pc->pc_mm->pinned_vm);
+	mmdrop(pc->pc_mm);
+	atomic_long_sub(pc->pc_pages, &pc->pc_user->locked_vm);
+	free_uid(pc->pc_user);
+	pc->pc_user = NULL;
+	pc->pc_mm = NULL;
+	pc->pc_pages = 0;
+}
+
 /* The last reference: the device lets go of the pages before they are
  * unpinned, so no DMA can reach a page after it went back to its owner.
  * A device that had them may have written them.  Process context.
  */
 static void rds_mr_destroy(struct rds_mr *mr)
 {
-	bool mapped = mr->r_trans;
+	struct rds_transport *trans = mr->r_trans;
 
-	if (mapped) {
-		mr->r_trans->mr_release(mr, mr->r_invalidate);
-		rds_trans_put(mr->r_trans);
+	if (trans) {
+		trans->mr_release(mr, mr->r_invalidate);
+		trans->device_put(mr->r_dev);
+		rds_trans_put(trans);
 	}
-	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, mapped);
+	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, trans);
+	rds_pin_uncharge(&mr->r_charge);
 	kfree(mr->r_pages);
 	kfree(mr);
 }
@@ -55,29 +117,38 @@ static void rds_mr_free_work(struct work_struct *work)
 	rds_mr_destroy(container_of(work, struct rds_mr, r_free_work));
 }
 
-/* A peer's use-once (RDS_EXTHDR_RDMA) may drop the last reference in
- * softirq; the transport's release sleeps.  rds_wq is flushed before
- * rds.ko goes, and the MR pins its transport's module.
- */
 static void rds_mr_free(struct kref *kref)
+{
+	rds_mr_destroy(container_of(kref, struct rds_mr, r_kref));
+}
+
+/* A peer's use-once (RDS_EXTHDR_RDMA) may drop the last reference in
+ * softirq, or under a socket's lock; the transport's release sleeps.
+ * rds_wq is flushed before rds.ko goes, and the MR pins its transport's
+ * module.  Whether the caller may sleep is the caller's to say:
+ * preemptible() cannot tell (it is false on kernels without preemption
+ * counting, and true inside an RCU read section on some).
+ */
+static void rds_mr_free_deferred(struct kref *kref)
 {
 	struct rds_mr *mr = container_of(kref, struct rds_mr, r_kref);
 
-	if (preemptible()) {
-		rds_mr_destroy(mr);
-		return;
-	}
 	INIT_WORK(&mr->r_free_work, rds_mr_free_work);
 	queue_work(rds_wq, &mr->r_free_work);
 }
 
+/* In process context, where the release may sleep: every caller but a
+ * peer's use-once.
+ */
 static void rds_mr_put(struct rds_mr *mr)
 {
+	might_sleep();
 	kref_put(&mr->r_kref, rds_mr_free);
 }
 
 /* FOLL_WRITE whatever the flags say: a peer's RDMA write must land in the
- * user's pages, never in a copy-on-write page or the zero page.
+ * user's pages, never in a copy-on-write page or the zero page.  Charged
+ * before pinning, so a region beyond RLIMIT_MEMLOCK never pins a page.
  */
 static struct rds_mr *rds_mr_pin(const struct rds_get_mr_args *args,
 				 unsigned int npages)
@@ -93,22 +164,29 @@ static struct rds_mr *rds_mr_pin(const struct rds_get_mr_args *args,
 		ret = -ENOMEM;
 		goto err_free_mr;
 	}
+	ret = rds_pin_charge(&mr->r_charge, npages);
+	if (ret)
+		goto err_free_pages;
 	ret = pin_user_pages_fast(args->vec.addr & PAGE_MASK, npages,
 				  FOLL_WRITE | FOLL_LONGTERM, mr->r_pages);
 	if (ret < 0)
-		goto err_free_pages;
+		goto err_uncharge;
 	if (ret < npages) {
 		unpin_user_pages(mr->r_pages, ret);
 		ret = -EFAULT;
-		goto err_free_pages;
+		goto err_uncharge;
 	}
 	kref_init(&mr->r_kref);
 	RB_CLEAR_NODE(&mr->r_node);
 	mr->r_npages = npages;
+	mr->r_offset = args->vec.addr & ~PAGE_MASK;
+	mr->r_bytes = args->vec.bytes;
 	mr->r_use_once = args->flags & RDS_RDMA_USE_ONCE;
 	mr->r_invalidate = args->flags & RDS_RDMA_INVALIDATE;
 	return mr;
 
+err_uncharge:
+	rds_pin_uncharge(&mr->r_charge);
 err_free_pages:
 	kfree(mr->r_pages);
 err_free_mr:
@@ -162,11 +240,40 @@ static bool rds_mr_insert(struct rds_sock *rs, struct rds_mr *mr)
 	return ok;
 }
 
-/* Takes @mr out of the tree, whose reference the caller then owns. */
+/* Takes @mr out of the tree, whose reference the caller then owns, and
+ * gives its place back (rds_mr_reserve()).  Under rs_mr_lock.
+ */
 static void rds_mr_unlink(struct rds_sock *rs, struct rds_mr *mr)
 {
 	rb_erase(&mr->r_node, &rs->rs_mr_tree);
 	RB_CLEAR_NODE(&mr->r_node);
+	rs->rs_mr_count--;
+}
+
+/* A place for one more region of @rs, taken before anything is pinned and
+ * kept by the region while in the tree: false at net.rds.max_mrs_per_socket.
+ */
+static bool rds_mr_reserve(struct rds_sock *rs)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
+	ok = rs->rs_mr_count < READ_ONCE(rds_sysctl_max_mrs_per_socket);
+	if (ok)
+		rs->rs_mr_count++;
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+	return ok;
+}
+
+/* A place no region took after all. */
+static void rds_mr_unreserve(struct rds_sock *rs)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rs->rs_mr_lock, flags);
+	rs->rs_mr_count--;
+	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 }
 
 /* Maps @mr through the transport and puts it in the tree, which gets a
@@ -176,14 +283,19 @@ static int rds_mr_register(struct rds_sock *rs, struct rds_mr *mr)
 {
 	struct rds_transport *trans = rs->rs_transport;
 	struct net *net = sock_net(rds_rs_to_sk(rs));
+	struct rds_device *dev;
 	int tries, ret;
 
+	dev = trans->device_get(net, &rs->rs_bound.addr,
+				rs->rs_bound.scope_id);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	for (tries = 0; tries < RDS_MR_KEY_TRIES; tries++) {
-		ret = trans->mr_register(net, &rs->rs_bound.addr,
-					 rs->rs_bound.scope_id, mr);
+		ret = trans->mr_register(dev, mr);
 		if (ret)
-			return ret;
+			goto out_put_dev;
 		mr->r_trans = trans;
+		mr->r_dev = dev;
 		kref_get(&mr->r_kref);
 		if (rds_mr_insert(rs, mr)) {
 			/* The socket's reference on the module covers ours. */
@@ -192,14 +304,20 @@ static int rds_mr_register(struct rds_sock *rs, struct rds_mr *mr)
 		}
 		kref_put(&mr->r_kref, rds_mr_free);	/* the caller's is left */
 		mr->r_trans = NULL;
+		mr->r_dev = NULL;
 		trans->mr_release(mr, true);
 	}
-	return -EBUSY;
+	ret = -EBUSY;
+out_put_dev:
+	trans->device_put(dev);
+	return ret;
 }
 
 /* In-tree's checks in in-tree's order, so that the same bad request gets
- * the same errno.  The cookie goes to the user last: a region nobody was
- * told about is taken back.
+ * the same errno; ours come after them: the socket's region cap (EAGAIN),
+ * RLIMIT_MEMLOCK (ENOMEM) and, in the transport, its device's cap
+ * (EAGAIN).  The cookie goes to the user last: a region nobody was told
+ * about is taken back.
  */
 int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
 		    rds_rdma_cookie_t *cookie_ret)
@@ -226,20 +344,36 @@ int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
 	/* One page more than a message for an unaligned region. */
 	if (npages - 1 > RDS_MAX_MSG_SIZE >> PAGE_SHIFT)
 		return -EMSGSIZE;
+	if (!rds_mr_reserve(rs))
+		return -EAGAIN;
 
 	mr = rds_mr_pin(args, npages);
-	if (IS_ERR(mr))
+	if (IS_ERR(mr)) {
+		rds_mr_unreserve(rs);
 		return PTR_ERR(mr);
+	}
 	ret = rds_mr_register(rs, mr);
-	if (ret)
+	if (ret) {
+		rds_mr_unreserve(rs);
 		goto out_put;
+	}
 
 	cookie = rds_rdma_make_cookie(mr->r_key, args->vec.addr & ~PAGE_MASK);
 	if (cookie_addr && put_user(cookie, cookie_addr)) {
+		bool linked;
+
+		/* The key was live from the insert on: a peer's use-once
+		 * (rds_rdma_unuse()), RDS_FREE_MR with a guessed cookie or
+		 * the socket's release may have taken the region out of the
+		 * tree, and its reference with it, while put_user() faulted.
+		 */
 		spin_lock_irqsave(&rs->rs_mr_lock, flags);
-		rds_mr_unlink(rs, mr);
+		linked = !RB_EMPTY_NODE(&mr->r_node);
+		if (linked)
+			rds_mr_unlink(rs, mr);
 		spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
-		rds_mr_put(mr);
+		if (linked)
+			rds_mr_put(mr);
 		ret = -EFAULT;
 	} else if (cookie_ret) {
 		*cookie_ret = cookie;
@@ -249,9 +383,11 @@ out_put:
 	return ret;
 }
 
-/* Cookie 0 asks the transport to finish what it deferred; in-tree says
- * EINVAL when there is no transport to ask, and for a cookie it does not
- * know, another socket's included.
+/* Cookie 0 asks the transport to finish the releases it deferred.  Ours
+ * defer none (a region's key is dead when its release returns), so there
+ * is nothing to do: 0 where the transport registers memory, EINVAL where
+ * it does not, as in-tree.  In-tree says EINVAL for a cookie it does not
+ * know too, another socket's included.
  */
 int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 {
@@ -259,12 +395,8 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 	unsigned long flags;
 	struct rds_mr *mr;
 
-	if (!args->cookie) {
-		if (!trans || !trans->mr_flush)
-			return -EINVAL;
-		trans->mr_flush(sock_net(rds_rs_to_sk(rs)));
-		return 0;
-	}
+	if (!args->cookie)
+		return trans && trans->mr_register ? 0 : -EINVAL;
 
 	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	mr = rds_mr_find(rs, rds_rdma_cookie_key(args->cookie));
@@ -278,6 +410,16 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 		return -EINVAL;
 	rds_mr_put(mr);
 	return 0;
+}
+
+void rds_rdma_forget_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)
+{
+	struct rds_free_mr_args args = {
+		.cookie = cookie,
+		.flags = RDS_RDMA_INVALIDATE,
+	};
+
+	rds_rdma_free_mr(rs, &args);
 }
 
 /* Nobody can register any more; each put may sleep in the transport.
@@ -339,19 +481,28 @@ void rds_rdma_unuse(struct rds_sock *rs, u32 key)
 		rds_mr_unlink(rs, mr);
 		mr->r_invalidate = true;
 	} else {
+		/* It stays: what the peer wrote into it is the user's to
+		 * read now.
+		 */
+		if (mr && mr->r_trans && mr->r_trans->mr_sync)
+			mr->r_trans->mr_sync(mr);
 		mr = NULL;
 	}
 	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 	if (mr)
-		rds_mr_put(mr);
+		kref_put(&mr->r_kref, rds_mr_free_deferred);
 }
 
 /* ---- RDMA operations (RDS_CMSG_RDMA_ARGS) ----------------------------- */
 
-/* What in-tree's limits come to: at most UIO_MAXIOV local vectors
- * (EMSGSIZE), none empty or wrapping (EINVAL), and here at most a
- * message's worth of bytes in all (EMSGSIZE), which bounds what one
- * sendmsg pins.  The remote range must hold them all (EINVAL).
+/* In-tree's limits on the local side: at most UIO_MAXIOV vectors
+ * (EMSGSIZE, checked by the caller), none empty, wrapping or of 4 GiB or
+ * more (EINVAL), all of them checked before any is pinned.  The remote
+ * range, at most a message's worth (rds_sendmsg() saw to that), must
+ * hold them (EINVAL), which in-tree finds only after pinning: a local
+ * page that is not there is EFAULT first.  Here a local total beyond a
+ * message's worth, which no remote range holds, is EINVAL before
+ * anything is pinned, so that one sendmsg never pins more than that.
  */
 static int rds_rdma_op_vecs(const struct rds_rdma_args *args,
 			    struct rds_iovec *vecs, unsigned int *npages,
@@ -370,25 +521,30 @@ static int rds_rdma_op_vecs(const struct rds_rdma_args *args,
 		if (!n)
 			return -EINVAL;
 		total += vecs[i].bytes;
-		if (total > RDS_MAX_MSG_SIZE)
-			return -EMSGSIZE;
 		pages += n;
 	}
-	if (args->remote_vec.bytes < total)
+	if (total > RDS_MAX_MSG_SIZE)
 		return -EINVAL;
 	*npages = pages;
 	*bytes = total;
 	return 0;
 }
 
-/* A READ writes the local pages: they are pinned for writing. */
+/* A READ writes the local pages: they are pinned for writing.  All of
+ * them (@npages) are charged to RLIMIT_MEMLOCK first, so an operation
+ * beyond it pins nothing.
+ */
 static int rds_rdma_op_pin(struct rds_rdma_op *op,
-			   const struct rds_iovec *vecs, unsigned int nr)
+			   const struct rds_iovec *vecs, unsigned int nr,
+			   unsigned int npages)
 {
 	unsigned int gup = FOLL_LONGTERM | (op->op_write ? 0 : FOLL_WRITE);
 	unsigned int i, j, n;
 	int ret;
 
+	ret = rds_pin_charge(&op->op_charge, npages);
+	if (ret)
+		return ret;
 	for (i = 0; i < nr; i++) {
 		u64 addr = vecs[i].addr, left = vecs[i].bytes;
 
@@ -427,6 +583,7 @@ static void rds_rdma_op_release(struct rds_rdma_op *op)
 	WARN_ON_ONCE(op->op_trans_private);
 	unpin_user_pages_dirty_lock(op->op_pages, op->op_npages,
 				    op->op_posted && !op->op_write);
+	rds_pin_uncharge(&op->op_charge);
 	kfree(op->op_pages);
 	kfree(op->op_sg);
 	kfree(op);
@@ -438,16 +595,14 @@ static void rds_rdma_op_free_work(struct work_struct *work)
 					 op_free_work));
 }
 
-/* Dirtying a page may sleep: from softirq (an ack, a completion) or
- * under a lock the pages are let go of by a work item on rds_wq, flushed
- * before rds.ko unloads.
+/* Dirtying a page may sleep, and a message's last reference may go in
+ * softirq (an ack, a completion), under a lock or in an RCU read section,
+ * which nothing here can tell reliably (see rds_mr_free_deferred()): the
+ * pages are let go of by a work item on rds_wq, flushed before rds.ko
+ * unloads.
  */
 void rds_rdma_op_free(struct rds_rdma_op *op)
 {
-	if (preemptible()) {
-		rds_rdma_op_release(op);
-		return;
-	}
 	INIT_WORK(&op->op_free_work, rds_rdma_op_free_work);
 	queue_work(rds_wq, &op->op_free_work);
 }
@@ -477,7 +632,6 @@ static struct rds_rdma_op *rds_rdma_op_alloc(struct rds_sock *rs,
 		if (!op->op_notifier)
 			goto out;
 		op->op_notifier->n_user_token = token;
-		op->op_notifier->n_errors_only = !op->op_notify;
 		sock_hold(rds_rs_to_sk(rs));
 		op->op_notifier->n_rs = rs;
 	}
@@ -516,9 +670,13 @@ struct rds_rdma_op *rds_rdma_op_build(struct rds_sock *rs,
 	op->op_remote_addr = args->remote_vec.addr +
 			     rds_rdma_cookie_offset(args->cookie);
 	op->op_bytes = bytes;
-	ret = rds_rdma_op_pin(op, vecs, args->nr_local);
+	ret = rds_rdma_op_pin(op, vecs, args->nr_local, npages);
 	if (ret)
 		goto out_op;
+	if (args->remote_vec.bytes < bytes) {
+		ret = -EINVAL;
+		goto out_op;
+	}
 	kfree(vecs);
 	return op;
 
@@ -570,7 +728,7 @@ struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
 		op->op_compare_add_mask = args->m_fadd.nocarry_mask;
 		break;
 	}
-	ret = rds_rdma_op_pin(op, &vec, 1);
+	ret = rds_rdma_op_pin(op, &vec, 1, 1);
 	if (ret) {
 		rds_rdma_op_release(op);
 		return ERR_PTR(ret);
@@ -586,10 +744,11 @@ void rds_rdma_notify(struct rds_rdma_op *op, int status)
 	struct rds_rdma_notifier *n;
 	struct rds_sock *rs;
 
-	if (!READ_ONCE(op->op_notifier))
-		return;
-	/* SO_RECVERR alone: only failures are worth a status. */
-	if (status == RDS_RDMA_SUCCESS && op->op_notifier->n_errors_only)
+	/* SO_RECVERR alone: only failures are worth a status.  Asked of the
+	 * operation, never of the notifier, which whoever took it may have
+	 * queued and the reader freed by now.
+	 */
+	if (status == RDS_RDMA_SUCCESS && !op->op_notify)
 		return;
 	n = xchg(&op->op_notifier, NULL);
 	if (!n)
@@ -601,9 +760,14 @@ void rds_rdma_notify(struct rds_rdma_op *op, int status)
 	sock_put(rds_rs_to_sk(rs));
 }
 
+/* As in-tree, the local completion says something only to a sender who
+ * asked with RDS_RDMA_NOTIFY_ME; SO_RECVERR alone hears of a failure
+ * when the message is dropped for it (RDS_RDMA_DROPPED).
+ */
 void rds_rdma_op_done(struct rds_message *rm, int status)
 {
-	rds_rdma_notify(rm->m_rdma, status);
+	if (rm->m_rdma->op_notify)
+		rds_rdma_notify(rm->m_rdma, status);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_op_done);
 

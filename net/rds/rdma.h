@@ -40,7 +40,6 @@ struct rds_rdma_notifier {
 	struct rds_sock		*n_rs;
 	u64			n_user_token;
 	int			n_status;
-	bool			n_errors_only;	/* SO_RECVERR without NOTIFY_ME */
 };
 
 /* Under lock_sock(); errnos as in-tree.  *@cookie_ret, when given, gets
@@ -49,6 +48,10 @@ struct rds_rdma_notifier {
 int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
 		    rds_rdma_cookie_t *cookie_ret);
 int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args);
+/* The region of @cookie, made by RDS_CMSG_RDMA_MAP for a message that
+ * failed, goes as if freed with RDS_RDMA_INVALIDATE (if still there).
+ */
+void rds_rdma_forget_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie);
 /* Socket release: every MR of @rs goes. */
 void rds_rdma_drop_mrs(struct rds_sock *rs);
 

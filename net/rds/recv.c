@@ -7,13 +7,20 @@
  * congestion map, which tells every peer to stop sending to it; the mark
  * goes when recvmsg() brings it back to rcvbuf or below.  "Holding" counts
  * twice: the payload queued against rcvbuf (SO_RCVBUF's meaning), and the
- * memory queued (what the messages pin, i_truesize) against the doubled
- * sk_rcvbuf, so that many small messages congest as well as few big ones.
+ * memory queued (what the messages pin, i_truesize) against the socket's
+ * memory budget, so that many small messages congest as well as few big
+ * ones.  The budget is sk_rcvbuf (twice SO_RCVBUF), but never less than
+ * RDS_RECV_MEM_MIN: applications size SO_RCVBUF to the payload they keep
+ * in flight, as in-tree counts nothing else (the classic rds-stress sets
+ * tasks x depth x message sizes x 2), and a 64-byte message costs about
+ * twenty times its payload in bookkeeping, so a budget made of that
+ * SO_RCVBUF alone congested the port after a few messages and stalled
+ * every sender on congestion map round trips.
  *
  * Congestion is advisory: what peers sent before they saw the mark still
  * comes, and is queued.  A peer that ignores the mark does not stop, and
  * the memory it makes us hold has to end somewhere: a message that would
- * take the socket past RDS_RECV_MEM_HARD times sk_rcvbuf is dropped and
+ * take the socket past RDS_RECV_MEM_HARD times its budget is dropped and
  * counted (recv_drop_rcvbuf).  The transport has acknowledged it, so it is
  * lost; only a misbehaving peer, or far more senders in flight at once than
  * the factor allows for, gets there.
@@ -21,7 +28,10 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
+#include <linux/sizes.h>
 #include <linux/time32.h>
+#include <net/busy_poll.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -34,6 +44,7 @@
 #include "sysctl.h"
 #include "cong.h"
 #include "connection.h"
+#include "heartbeat.h"
 #include "control.h"
 #include "send.h"
 #include "message.h"
@@ -90,6 +101,8 @@ void rds_inc_put(struct rds_incoming *inc)
 EXPORT_SYMBOL_GPL(rds_inc_put);
 
 #define RDS_RECV_MEM_HARD	16
+/* What a default socket may hold (rmem_default is 208 KiB), rounded up. */
+#define RDS_RECV_MEM_MIN	SZ_256K
 
 /* What a queued message costs its socket; stable while it is queued. */
 static u64 rds_recv_charge(const struct rds_incoming *inc)
@@ -98,10 +111,17 @@ static u64 rds_recv_charge(const struct rds_incoming *inc)
 	       sizeof(*inc) + be32_to_cpu(inc->i_hdr.h_len);
 }
 
+/* The memory the socket's queue may hold before its port congests. */
+static u64 rds_recv_mem_budget(struct rds_sock *rs)
+{
+	return max_t(u64, READ_ONCE(rds_rs_to_sk(rs)->sk_rcvbuf),
+		     RDS_RECV_MEM_MIN);
+}
+
 static bool rds_recv_over_rcvbuf(struct rds_sock *rs)
 {
 	return rs->rs_rcv_bytes > rds_sk_rcvbuf(rs) ||
-	       rs->rs_rcv_mem > READ_ONCE(rds_rs_to_sk(rs)->sk_rcvbuf);
+	       rs->rs_rcv_mem > rds_recv_mem_budget(rs);
 }
 
 /* Mark (@mark) or clear our port in the congestion map, with rs_recv_lock
@@ -143,6 +163,22 @@ static void rds_recv_cong_announce(struct rds_cong_map *map, bool put)
 		rds_cong_map_put(map);
 }
 
+/* The socket busy-polls (rds_recv_busy_poll()) where its last message came
+ * in: an RDS socket has no device of its own, and a socket that hears
+ * from one peer at a time, as request/response traffic does, finds its
+ * next one there too.
+ */
+static void rds_recv_mark_napi(struct rds_sock *rs, struct rds_incoming *inc)
+{
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned int id = READ_ONCE(inc->i_cp->cp_napi_id);
+
+	if (READ_ONCE(sk->sk_napi_id) != id)
+		WRITE_ONCE(sk->sk_napi_id, id);
+#endif
+}
+
 static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 			   struct rds_incoming *inc)
 {
@@ -153,7 +189,7 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 	unsigned long flags;
 	u64 hard;
 
-	hard = (u64)READ_ONCE(sk->sk_rcvbuf) * RDS_RECV_MEM_HARD;
+	hard = rds_recv_mem_budget(rs) * RDS_RECV_MEM_HARD;
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	/* Release sets SOCK_DEAD before it empties the queue for good. */
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -171,6 +207,7 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += len;
 	rs->rs_rcv_mem += charge;
+	rds_recv_mark_napi(rs, inc);
 	if (conn->c_lcong)
 		marked = rds_recv_cong_update(rs, conn->c_lcong);
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
@@ -277,6 +314,7 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		rds_conn_path_error(cp, "bad header checksum");
 		return;
 	}
+	rds_hb_heard(cp);
 	/* Map updates carry no sequence number worth checking. */
 	if (hdr->h_flags == RDS_FLAG_CONG_BITMAP) {
 		rds_cong_recv(conn, inc);
@@ -297,6 +335,8 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		rds_conn_handshake_recv(cp, &inc->i_hdr);
 		return;
 	}
+	if (!hdr->h_sport && rds_hb_pong(cp, hdr->h_dport))
+		return;
 
 	if (ipv6_addr_type(daddr) & IPV6_ADDR_LINKLOCAL)
 		scope_id = conn->c_dev_if;
@@ -451,6 +491,59 @@ static bool rds_recv_ready(struct rds_sock *rs)
 	       !list_empty_careful(&rs->rs_notify_queue) ||
 	       READ_ONCE(rs->rs_cong_notify);
 }
+
+#ifdef CONFIG_NET_RX_BUSY_POLL
+/* Ends the spin when there is something to read, when the time is up, and
+ * as soon as another task could run on this CPU: when the peer shares it
+ * (as in a guest's netns pair), the answer is that task's to give, and
+ * spinning would only keep it waiting for the next tick.
+ */
+static bool rds_recv_busy_loop_end(void *arg, unsigned long start)
+{
+	struct rds_sock *rs = arg;
+
+	return rds_recv_ready(rs) || !single_task_running() ||
+	       sk_busy_loop_timeout(rds_rs_to_sk(rs), start);
+}
+
+/* Busy polling (SO_BUSY_POLL, net.core.busy_read): before recvmsg sleeps
+ * it spins for up to the socket's time, which saves the sleep and the
+ * wakeup of a round trip.  It polls the NAPI context its last message
+ * came in through, as a TCP socket polls its own, so that on one CPU the
+ * packet is taken in by the task that waits for it.  Without one (RDS/IB,
+ * whose completions run in softirq, and loopback) it spins on its queue.
+ * Returns whether something is ready.
+ */
+static bool rds_recv_busy_poll(struct rds_sock *rs)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	unsigned int napi_id = READ_ONCE(sk->sk_napi_id);
+	unsigned long start;
+
+	if (!sk_can_busy_loop(sk))
+		return false;
+	if (napi_id >= MIN_NAPI_ID) {
+		napi_busy_loop(napi_id, rds_recv_busy_loop_end, rs,
+			       READ_ONCE(sk->sk_prefer_busy_poll),
+			       READ_ONCE(sk->sk_busy_poll_budget) ?:
+			       BUSY_POLL_BUDGET);
+	} else {
+		start = busy_loop_current_time();
+		while (!rds_recv_busy_loop_end(rs, start) &&
+		       !signal_pending(current) && !need_resched())
+			cpu_relax();
+	}
+	if (!rds_recv_ready(rs))
+		return false;
+	rds_stats_inc(RDS_STAT_RECV_BUSY_POLLED);
+	return true;
+}
+#else
+static bool rds_recv_busy_poll(struct rds_sock *rs)
+{
+	return false;
+}
+#endif
 
 /* As in-tree: queued RDMA statuses come before any data, as many
  * RDS_CMSG_RDMA_STATUS as the control buffer has room for and at least
@@ -664,6 +757,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
+	bool busy_polled = false;
 	long timeo, left;
 	struct rds_incoming *inc;
 	int ret;
@@ -696,6 +790,14 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			 * and the caller would not wait, never as a wake-up.
 			 */
 			return rds_recv_zcopy_cookies(rs, msg) ? 0 : -EAGAIN;
+		/* Once a call, as TCP does: a spin that found nothing is
+		 * followed by a sleep.
+		 */
+		if (!busy_polled) {
+			busy_polled = true;
+			if (rds_recv_busy_poll(rs))
+				continue;
+		}
 		left = wait_event_interruptible_timeout(*sk_sleep(sk),
 							rds_recv_ready(rs), left);
 		if (left < 0)

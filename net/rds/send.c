@@ -18,10 +18,12 @@
 #include "cong.h"
 #include "connection.h"
 #include "control.h"
+#include "heartbeat.h"
 #include "info.h"
 #include "message.h"
 #include "rdma.h"
 #include "send.h"
+#include "sndbuf.h"
 #include "socket.h"
 #include "stats.h"
 #include "sysctl.h"
@@ -43,26 +45,36 @@ struct rds_send_dest {
 
 /* ---- Completion ------------------------------------------------------- */
 
-/* The message is done with (@status: acknowledged, or why not): its RDMA
- * operation's status goes to the sender now unless the transport reports
- * it, which it does for every operation it took when asked to notify.
+/* The message is done with (@status: acknowledged, or why not).  As
+ * in-tree, an operation the transport took and was asked to notify of
+ * gets the status of its local completion, which comes on its own; any
+ * other gets @status now, and so does one whose message was dropped or
+ * cancelled before that completion said anything (the notifier goes to
+ * whoever takes it first).
  */
 static void rds_send_rdma_status(struct rds_message *rm, int status)
 {
 	struct rds_rdma_op *op = rm->m_rdma;
 
-	if (op && (!READ_ONCE(op->op_posted) || !op->op_notify))
+	if (op && (!READ_ONCE(op->op_posted) || !op->op_notify ||
+		   status != RDS_RDMA_SUCCESS))
 		rds_rdma_notify(op, status);
 }
 
 /* Gives the socket its buffer space back and lets go of it.  m_rs_lock
  * makes the ack path and rds_send_drop_to() agree on who drops the sock
  * reference m_rs holds.
+ *
+ * Only a socket that had no room wakes its sleepers: a blocked sendmsg()
+ * and a poll() for POLLOUT wait for nothing else (statuses and zerocopy
+ * completions wake them on their own), and a wake-up for every
+ * acknowledged message made a task asleep in poll() for POLLIN run once
+ * per ack for nothing.
  */
 static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 {
 	struct rds_sock *rs;
-	bool on_sock = false;
+	bool on_sock = false, wake = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&rm->m_rs_lock, flags);
@@ -71,7 +83,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 		spin_lock(&rs->rs_lock);
 		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
 			list_del_init(&rm->m_sock_item);
-			rs->rs_snd_bytes -= rm->m_len;
+			wake = rds_sndbuf_uncharge(rs, rm);
 			on_sock = true;
 		}
 		spin_unlock(&rs->rs_lock);
@@ -83,7 +95,8 @@ static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 	rds_send_rdma_status(rm, status);
 	if (on_sock)
 		rds_message_put(rm);
-	rds_wake_sk_sleep(rs);
+	if (wake)
+		rds_wake_sk_sleep(rs);
 	sock_put(rds_rs_to_sk(rs));
 }
 
@@ -125,6 +138,7 @@ void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	if (!nr)
 		return;
+	rds_hb_heard(cp);
 	rds_stats_add(RDS_STAT_SEND_DROP_ACKED, nr);
 	rds_send_complete(&acked, RDS_RDMA_SUCCESS);
 }
@@ -136,8 +150,13 @@ EXPORT_SYMBOL_GPL(rds_send_path_drop_acked);
  * operation is not repeated (a READ or WRITE may have happened, a
  * use-once region of the peer's may be gone), and its header alone
  * would announce something that did not happen on this connection.  It
- * is dropped, and its sender told RDS_RDMA_CANCELED if nobody told it
- * anything yet.
+ * is dropped, and its sender told RDS_RDMA_DROPPED if nobody told it
+ * anything yet: with RDS_RDMA_NOTIFY_ME, or with SO_RECVERR alone, as
+ * in-tree.  Unlike in-tree, an atomic that went out is not repeated
+ * either (in-tree sends it again, and it acts twice); and an operation
+ * the transport says was not carried out at all (op_unsent: its
+ * connection failed on another socket's operation first) goes again
+ * with its message, where in-tree drops it.
  */
 void rds_send_path_reset(struct rds_conn_path *cp)
 {
@@ -153,7 +172,12 @@ void rds_send_path_reset(struct rds_conn_path *cp)
 
 	spin_lock_irqsave(&cp->cp_lock, flags);
 	list_for_each_entry_safe(rm, tmp, &cp->cp_retrans, m_conn_item) {
-		if (rm->m_rdma && rm->m_rdma->op_posted) {
+		struct rds_rdma_op *op = rm->m_rdma;
+
+		if (op && op->op_posted && READ_ONCE(op->op_unsent)) {
+			op->op_posted = false;
+			op->op_unsent = false;
+		} else if (op && op->op_posted) {
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 			list_move_tail(&rm->m_conn_item, &dropped);
 			continue;
@@ -162,9 +186,7 @@ void rds_send_path_reset(struct rds_conn_path *cp)
 	}
 	list_splice_init(&cp->cp_retrans, &cp->cp_send_queue);
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
-	list_for_each_entry(rm, &dropped, m_conn_item)
-		rds_rdma_notify(rm->m_rdma, RDS_RDMA_CANCELED);
-	rds_send_complete(&dropped, RDS_RDMA_CANCELED);
+	rds_send_complete(&dropped, RDS_RDMA_DROPPED);
 }
 
 /* The connection is going away: its messages will never be delivered. */
@@ -203,7 +225,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 			continue;
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &list);
-		rs->rs_snd_bytes -= rm->m_len;
+		rds_sndbuf_uncharge(rs, rm);
 	}
 	rcu_read_lock();
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
@@ -540,7 +562,36 @@ struct rds_send_cmsgs {
 	int				atomic_type;
 	bool				have_cookie;	/* RDS_CMSG_ZCOPY_COOKIE */
 	u32				cookie;
+	rds_rdma_cookie_t		mapped;		/* RDMA_MAP registered */
 };
+
+/* In-tree's first word on RDMA, before any other cmsg is looked at: a
+ * malformed cmsg, or an RDMA_ARGS too short, is EINVAL; remote ranges
+ * of more than a message's worth in all are EMSGSIZE, however few local
+ * bytes go with them.
+ */
+static int rds_send_rdma_bytes(struct msghdr *msg)
+{
+	const struct rds_rdma_args *args;
+	struct cmsghdr *cmsg;
+	u64 bytes = 0;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS ||
+		    cmsg->cmsg_type != RDS_CMSG_RDMA_ARGS)
+			continue;
+		if (cmsg->cmsg_len < CMSG_LEN(sizeof(*args)))
+			return -EINVAL;
+		args = CMSG_DATA(cmsg);
+		if (args->remote_vec.bytes > RDS_MAX_MSG_SIZE ||
+		    bytes + args->remote_vec.bytes > RDS_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+		bytes += args->remote_vec.bytes;
+	}
+	return 0;
+}
 
 /* As in-tree: a malformed request is invalid whatever the transport; a
  * well-formed RDMA or atomic one on a transport without them (TCP,
@@ -635,7 +686,7 @@ static int rds_send_add_ext(struct rds_message *rm, unsigned int type,
  * region this socket does not have is EINVAL.
  */
 static int rds_send_rdma(struct rds_sock *rs, struct rds_message *rm,
-			 const struct rds_send_cmsgs *c)
+			 struct rds_send_cmsgs *c)
 {
 	rds_rdma_cookie_t cookie = c->dest;
 	__be32 ext[2];
@@ -649,6 +700,7 @@ static int rds_send_rdma(struct rds_sock *rs, struct rds_message *rm,
 		release_sock(sk);
 		if (ret)
 			return ret;
+		c->mapped = cookie;
 	} else if (c->have_dest && !rds_rdma_have_mr(rs, cookie)) {
 		return -EINVAL;
 	}
@@ -771,7 +823,8 @@ static struct rds_conn_path *rds_send_sock_path(struct rds_sock *rs,
 
 /* Puts @rm on the socket and the path in one step under rs_lock (cp_lock
  * nested), so that rds_send_drop_to() never sees it on one only.  Returns
- * 1 when queued, 0 when the socket has no room, or an error.
+ * 1 when queued, 0 when the socket has no room for it (its destination's
+ * share or the socket's whole budget, see sndbuf.c), or an error.
  *
  * A socket's messages stay on the path its unacknowledged ones are on,
  * whatever path *@cpp suggests (the multipath handshake may have finished
@@ -781,16 +834,11 @@ static struct rds_conn_path *rds_send_sock_path(struct rds_sock *rs,
 static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 			     struct rds_message *rm, __be16 sport, __be16 dport)
 {
-	u32 sndbuf = rds_sk_sndbuf(rs);
 	struct rds_conn_path *cp;
 	unsigned long flags;
 	int ret = 1;
 
 	spin_lock_irqsave(&rs->rs_lock, flags);
-	if (rs->rs_snd_bytes >= sndbuf) {
-		ret = 0;
-		goto unlock_rs;
-	}
 	cp = rds_send_sock_path(rs, (*cpp)->cp_conn) ?: *cpp;
 	*cpp = cp;
 	spin_lock(&cp->cp_lock);
@@ -798,8 +846,13 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 		ret = -ENETUNREACH;
 		goto unlock_cp;
 	}
-	rs->rs_snd_bytes += rm->m_len;
-	if (rs->rs_snd_bytes >= sndbuf / 2)
+	ret = rds_sndbuf_charge(rs, rm);
+	if (ret) {
+		ret = ret == -ENOMEM ? ret : 0;
+		goto unlock_cp;
+	}
+	ret = 1;
+	if (rds_sndbuf_half_full(rs, rm))
 		set_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags);
 	rds_message_addref(rm);
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
@@ -815,7 +868,6 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 	list_add_tail(&rm->m_conn_item, &cp->cp_send_queue);
 unlock_cp:
 	spin_unlock(&cp->cp_lock);
-unlock_rs:
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 	return ret;
 }
@@ -830,6 +882,7 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path **cpp,
 	long left;
 	int ret;
 
+	rds_sndbuf_prealloc(rs);
 	ret = rds_send_queue_rm(rs, cpp, rm, sport, dport);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -904,6 +957,11 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	ret = rds_send_snapshot(rs, msg, &bound, &dst, &trans, &tos);
 	if (ret)
 		return ret;
+	if (msg->msg_controllen) {
+		ret = rds_send_rdma_bytes(msg);
+		if (ret)
+			return ret;
+	}
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
 	/* As in-tree: loopback copies anyway, so it refuses to pretend. */
@@ -949,19 +1007,13 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 put_conn:
 	rds_conn_put(conn);
 put_rm:
+	/* As in-tree: the region RDMA_MAP made for a message that does not
+	 * go is taken back, nobody having heard of it.
+	 */
+	if (ret < 0 && c.mapped)
+		rds_rdma_forget_mr(rs, c.mapped);
 	rds_message_put(rm);
 	return ret;
-}
-
-bool rds_send_has_room(struct rds_sock *rs)
-{
-	unsigned long flags;
-	bool room;
-
-	spin_lock_irqsave(&rs->rs_lock, flags);
-	room = rs->rs_snd_bytes < rds_sk_sndbuf(rs);
-	spin_unlock_irqrestore(&rs->rs_lock, flags);
-	return room;
 }
 
 /* ---- RDS_INFO tables -------------------------------------------------- */

@@ -33,9 +33,6 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
 			   __be16 sport, __be16 dport);
 
-/* Whether @rs may queue more: rs_snd_bytes below its sndbuf. */
-bool rds_send_has_room(struct rds_sock *rs);
-
 int rds_send_init(void);	/* info tables */
 void rds_send_exit(void);
 

@@ -5,6 +5,7 @@
 #ifndef _RDS_SOCKET_H
 #define _RDS_SOCKET_H
 
+#include <linux/hashtable.h>
 #include <linux/rhashtable-types.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -32,7 +33,9 @@ struct rds_bind_key {
  * Locks:
  *  - lock_sock() serializes bind, connect, setsockopt and SO_RDS_TRANSPORT.
  *  - rs_lock (spinlock, taken with IRQs off: acks complete messages from
- *    any context) protects rs_send_queue, rs_snd_bytes, rs_conn, rs_tos,
+ *    any context) protects rs_send_queue, rs_snd_bytes, the per-destination
+ *    accounting (rs_dests, rs_dest_spare, rs_refused_dest,
+ *    rs_budget_refused: see net/rds/sndbuf.c), rs_conn, rs_tos,
  *    rs_cong_mask and rs_cong_notify.  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
@@ -54,8 +57,10 @@ struct rds_bind_key {
  *  - rs_mr_lock (spinlock, a leaf, taken with IRQs off: a peer's
  *    RDS_EXTHDR_RDMA releases use-once regions from softirq) protects
  *    rs_mr_tree, the socket's memory regions by key, each holding a
- *    reference on its struct rds_mr (see net/rds/rdma.c).  Registering
- *    and freeing also hold lock_sock(); release empties the tree.
+ *    reference on its struct rds_mr (see net/rds/rdma.c), and
+ *    rs_mr_count, the regions in the tree and those being registered,
+ *    held under net.rds.max_mrs_per_socket.  Registering and freeing
+ *    also hold lock_sock(); release empties the tree.
  */
 struct rds_sock {
 	struct sock		rs_sk;		/* must be first */
@@ -70,7 +75,11 @@ struct rds_sock {
 
 	spinlock_t		rs_lock;	/* send side, see above */
 	struct list_head	rs_send_queue;
-	u32			rs_snd_bytes;
+	u64			rs_snd_bytes;	/* queued, all destinations */
+	DECLARE_HASHTABLE(rs_dests, 4);	/* struct rds_sndbuf_dest */
+	struct rds_sndbuf_dest	*rs_dest_spare;	/* unhashed, for the next */
+	struct rds_sndbuf_dest	*rs_refused_dest; /* POLLOUT waits for it */
+	bool			rs_budget_refused; /* at the whole budget */
 	bool			rs_seen_congestion; /* refused: ENOBUFS */
 
 	bool			rs_cong_monitor;
@@ -96,6 +105,7 @@ struct rds_sock {
 
 	spinlock_t		rs_mr_lock;	/* rs_mr_tree, see above */
 	struct rb_root		rs_mr_tree;	/* struct rds_mr by r_key */
+	unsigned int		rs_mr_count;	/* rs_mr_tree and on the way */
 
 	struct list_head	rs_item;	/* rds_net sock_list */
 };

@@ -60,6 +60,9 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_RECV_PING_RATELIMITED]	= "recv_ping_ratelimited",
 	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
 	[RDS_STAT_RECV_DROP_BAD_CONG_MAP]	= "recv_drop_bad_cong_map",
+	[RDS_STAT_CONN_HEARTBEAT_SENT]		= "conn_heartbeat_sent",
+	[RDS_STAT_CONN_HEARTBEAT_TIMEOUT]	= "conn_heartbeat_timeout",
+	[RDS_STAT_RECV_BUSY_POLLED]		= "recv_busy_polled",
 };
 
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not

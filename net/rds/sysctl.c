@@ -11,6 +11,8 @@
 
 #include <rds/compat.h>
 #include <rds/transport.h>
+#include "heartbeat.h"
+#include "sndbuf.h"
 #include "sysctl.h"
 
 /* The defaults and ranges are in-tree's, so that a tuning that works there
@@ -25,6 +27,14 @@ EXPORT_SYMBOL_GPL(rds_sysctl_reconnect_max_jiffies);
 unsigned int rds_sysctl_max_unacked_packets = 8;
 unsigned int rds_sysctl_max_unacked_bytes = 16 << 20;
 unsigned int rds_sysctl_ping_enable = 1;
+/* Ours: in-tree bounds the regions of a device only.  A socket may hold
+ * many, and RLIMIT_MEMLOCK bounds them only for users without
+ * CAP_IPC_LOCK; this bounds what one socket takes of its device's.
+ */
+unsigned int rds_sysctl_max_mrs_per_socket = 65536;
+
+/* 64 send buffers of at most INT_MAX / 2 bytes fit rs_snd_bytes easily. */
+static unsigned int rds_sndbuf_dests_max = 64;
 
 static unsigned long rds_reconnect_floor;	/* jiffies, set at init */
 static unsigned long rds_reconnect_ceiling = ~0UL;
@@ -51,6 +61,20 @@ static int rds_sysctl_reconnect(RDS_COMPAT_CTL_CONST struct ctl_table *table,
 	}
 	ret = proc_doulongvec_ms_jiffies_minmax(&t, write, buffer, lenp, ppos);
 	mutex_unlock(&rds_sysctl_reconnect_mutex);
+	return ret;
+}
+
+/* A day, in seconds: past that a heartbeat is no heartbeat. */
+static unsigned int rds_hb_max = 86400;
+
+/* Paths that are UP start or stop at once, not at their next connect. */
+static int rds_sysctl_hb(RDS_COMPAT_CTL_CONST struct ctl_table *table,
+			 int write, void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		rds_hb_sysctl_changed();
 	return ret;
 }
 
@@ -89,6 +113,40 @@ static struct ctl_table rds_sysctl_table[] = {
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec,
+	},
+	{
+		.procname	= "conn_heartbeat_interval_secs",
+		.data		= &rds_sysctl_hb_interval,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= rds_sysctl_hb,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_hb_max,
+	},
+	{
+		.procname	= "conn_heartbeat_timeout_secs",
+		.data		= &rds_sysctl_hb_timeout,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= rds_sysctl_hb,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &rds_hb_max,
+	},
+	{
+		.procname	= "sndbuf_dests",
+		.data		= &rds_sysctl_sndbuf_dests,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &rds_sndbuf_dests_max,
+	},
+	{
+		.procname	= "max_mrs_per_socket",
+		.data		= &rds_sysctl_max_mrs_per_socket,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
 	},
 	{ }
 };

@@ -6,6 +6,7 @@
 extern unsigned int rds_sysctl_max_unacked_packets;
 extern unsigned int rds_sysctl_max_unacked_bytes;
 extern unsigned int rds_sysctl_ping_enable;
+extern unsigned int rds_sysctl_max_mrs_per_socket;
 
 int rds_sysctl_init(void);
 void rds_sysctl_exit(void);

@@ -6,15 +6,26 @@
  * Versions: we offer 4.1 (minor mask 0x3); a reject that says
  * "incompatible" (or carries no reason of ours) makes the next attempt of a
  * TOS 0 connection offer 3.1, and a successful connect goes back to 4.1, as
- * in-tree.
+ * in-tree.  We accept a request for 3.1, or for 4.x with a minor mask that
+ * has 0 or 1, and keep the connection (4.0 too, as in-tree); any other is
+ * rejected as incompatible once, never accepted and dropped.  Each connect
+ * starts from the version it offers: a reply that names none keeps that.
  *
  * Both sides connecting at once: a request for a path that is CONNECTING
  * is rejected (and so is ours at the peer); both back off by a random delay
  * and one attempt wins, as in-tree.  A request for a path that is UP means
  * the peer lost its side: the path is dropped, the request rejected, and
  * the peer's next attempt finds the path DOWN.
+ *
+ * A request is for the connection its private data names, but only when
+ * those addresses are the ones rdma_cm received it from and at; and a
+ * netns accepts at most max_accepted connections, max_accepted_per_peer of
+ * them from one peer address (sysctls, ours).  Either refusal is a reject
+ * that no peer takes for a version problem (RDS_IB_REJ_REFUSED), counted,
+ * made before any connection is looked up or made for the request.
  */
 #include <linux/in.h>
+#include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ip_fib.h>
 #include <net/ipv6.h>
@@ -101,14 +112,23 @@ static void rds_ib_set_timers(struct rdma_cm_id *id)
 		rdma_set_ack_timeout(id, timeout);
 }
 
+/* The RDMA READ depths: the connecting side offers what the device can
+ * do (@max_resp and @max_init are UINT_MAX), the accepting side no more
+ * than the request asked for, or a peer on a smaller HCA could not set up
+ * its QP with our answer.  rdma_cm gives the request's depths from our
+ * side already (the peer's initiator depth is our responder resources).
+ */
 static void rds_ib_fill_param(struct rdma_cm_id *id,
-			      struct rdma_conn_param *param)
+			      struct rdma_conn_param *param,
+			      u32 max_resp, u32 max_init)
 {
 	const struct ib_device_attr *attrs = &id->device->attrs;
 
 	memset(param, 0, sizeof(*param));
-	param->responder_resources = attrs->max_qp_rd_atom;
-	param->initiator_depth = attrs->max_qp_init_rd_atom;
+	param->responder_resources = min_t(u32, attrs->max_qp_rd_atom,
+					   max_resp);
+	param->initiator_depth = min_t(u32, attrs->max_qp_init_rd_atom,
+				       max_init);
 	param->retry_count = min_t(unsigned int,
 				   READ_ONCE(rds_ib_sysctl_retry_count), 7);
 	param->rnr_retry_count = 7;	/* an empty receive ring waits */
@@ -154,6 +174,17 @@ static u16 rds_ib_protocol_compatible(const struct rds_ib_conn_priv_cmn *cmn)
 			 cmn->ricpc_protocol_minor) == RDS_PROTOCOL_3_1)
 		return RDS_PROTOCOL_3_1;
 	return 0;
+}
+
+/* In-tree keeps every version from 3.1 on: a request offering 4.0 alone
+ * (minor mask 0x1) is accepted and the connection kept as 4.0.  Refusing
+ * it once accepted would drop it at every reconnect.  The three versions
+ * we can agree to share one data path.
+ */
+static bool rds_ib_version_kept(u16 version)
+{
+	return version == RDS_PROTOCOL_3_1 || version == RDS_PROTOCOL_4_0 ||
+	       version == RDS_PROTOCOL_4_1;
 }
 
 /* What the peer says it has of ours is acknowledged. */
@@ -241,8 +272,12 @@ static int rds_ib_route_resolved(struct rds_ib_connection *ic,
 	ret = rds_ib_setup(ic, id);
 	if (ret)
 		return ret;
-	rds_ib_fill_param(id, &param);
+	rds_ib_fill_param(id, &param, UINT_MAX, UINT_MAX);
 	rds_ib_fill_priv(ic, &dp, &param, ic->i_proposed_version);
+	/* What a reply that names no version agreed to: our offer, not
+	 * whatever the last connection of this path spoke.
+	 */
+	rds_ib_conn(ic)->c_version = ic->i_proposed_version;
 	return rdma_connect_locked(id, &param);
 }
 
@@ -282,8 +317,12 @@ static void rds_ib_established(struct rds_ib_connection *ic,
 		else
 			ic->i_flowctl = false;
 	}
-	if (conn->c_version != RDS_PROTOCOL_4_1 &&
-	    conn->c_version != RDS_PROTOCOL_3_1) {
+	if (!rds_ib_version_kept(conn->c_version)) {
+		/* A reply we cannot speak: the next attempt offers 3.1, as
+		 * after a reject, rather than the same offer for ever.
+		 */
+		if (!conn->c_tos)
+			ic->i_proposed_version = RDS_PROTOCOL_3_1;
 		rds_conn_path_error(ic->i_cp, "unsupported protocol version");
 		return;
 	}
@@ -298,34 +337,185 @@ static void rds_ib_established(struct rds_ib_connection *ic,
 
 /* ---- Passive side ------------------------------------------------------ */
 
-/* The connection a request is for, with a reference, or an ERR_PTR. */
-static struct rds_connection *
-rds_ib_req_conn(struct rdma_cm_id *id, const union rds_ib_conn_priv *dp,
-		bool isv6)
+/* @ss's address as we keep addresses (IPv4 v4-mapped), if it is of the
+ * family the request's private data has.
+ */
+static bool rds_ib_ss_addr(const struct sockaddr_storage *ss, bool isv6,
+			   struct in6_addr *addr)
 {
-	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_dp_cmn(dp, isv6);
-	struct in6_addr laddr, faddr;
-	int dev_if = 0;
+	if (!isv6 && ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
 
-	if (isv6) {
-		laddr = dp->ricp_v6.dp_daddr;
-		faddr = dp->ricp_v6.dp_saddr;
-		if ((ipv6_addr_type(&laddr) | ipv6_addr_type(&faddr)) &
-		    IPV6_ADDR_LINKLOCAL)
-			dev_if = id->route.addr.dev_addr.bound_dev_if;
-	} else {
-		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_daddr, &laddr);
-		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_saddr, &faddr);
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
+		return true;
 	}
-	return rds_conn_create(id->route.addr.dev_addr.net, &laddr, &faddr,
-			       &rds_ib_transport, cmn->ricpc_dp_toss,
-			       GFP_KERNEL, dev_if);
+	if (isv6 && ss->ss_family == AF_INET6) {
+		*addr = ((const struct sockaddr_in6 *)ss)->sin6_addr;
+		return true;
+	}
+	return false;
 }
 
-/* With the path won (CONNECTING): build the QP, attach, accept. */
+/* The addresses of the connection a request is for (@laddr ours, @faddr
+ * the peer's, and the link of a link-local pair), which the private data
+ * names: false unless they are the ones rdma_cm took the request from and
+ * to.  Otherwise any rdma_cm user could claim to be another host and drop
+ * our connection to it, or take its place.  The new id's route has the
+ * request's own addressing (src_addr is ours, dst_addr the peer's), which
+ * the peer's rdma_cm filled in from the address it bound, and which ours
+ * checked against the netdev the request came in on.
+ */
+static bool rds_ib_req_addrs(const struct rdma_cm_id *id,
+			     const union rds_ib_conn_priv *dp, bool isv6,
+			     struct in6_addr *laddr, struct in6_addr *faddr,
+			     int *dev_if)
+{
+	const struct rdma_addr *ra = &id->route.addr;
+	struct in6_addr ours, peer;
+
+	*dev_if = 0;
+	if (isv6) {
+		*laddr = dp->ricp_v6.dp_daddr;
+		*faddr = dp->ricp_v6.dp_saddr;
+		/* In-tree asks for an IPv4 connection in the IPv4 layout
+		 * only; v4-mapped addresses in the IPv6 one would make an
+		 * IPv4 connection that speaks the IPv6 layout.
+		 */
+		if (ipv6_addr_v4mapped(laddr) || ipv6_addr_v4mapped(faddr))
+			return false;
+	} else {
+		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_daddr, laddr);
+		ipv6_addr_set_v4mapped(dp->ricp_v4.dp_saddr, faddr);
+	}
+	if (!rds_ib_ss_addr(&ra->src_addr, isv6, &ours) ||
+	    !rds_ib_ss_addr(&ra->dst_addr, isv6, &peer) ||
+	    !ipv6_addr_equal(&ours, laddr) || !ipv6_addr_equal(&peer, faddr))
+		return false;
+	/* rdma_cm keeps no scope in the route: a link-local pair is on the
+	 * link the request came in on, and without one it is nowhere.
+	 */
+	if (isv6 && ((ipv6_addr_type(laddr) | ipv6_addr_type(faddr)) &
+		     IPV6_ADDR_LINKLOCAL)) {
+		*dev_if = ra->dev_addr.bound_dev_if;
+		if (!*dev_if)
+			return false;
+	}
+	return true;
+}
+
+static void rds_ib_mismatch_notice(struct rdma_cm_id *id,
+				   const struct in6_addr *laddr,
+				   const struct in6_addr *faddr)
+{
+	pr_notice_ratelimited("rds_rdma: a request from %pISc to %pISc names %pI6c to %pI6c: rejected\n",
+			      (struct sockaddr *)&id->route.addr.dst_addr,
+			      (struct sockaddr *)&id->route.addr.src_addr,
+			      faddr, laddr);
+}
+
+/* ---- Accept limits ----------------------------------------------------- */
+
+static u32 rds_ib_peer_hash(const struct rds_ib_net *rin,
+			    const struct in6_addr *addr)
+{
+	return __ipv6_addr_jhash(addr, rin->rin_peer_seed);
+}
+
+static struct rds_ib_peer *rds_ib_peer_find(struct rds_ib_net *rin,
+					    const struct in6_addr *addr,
+					    u32 hash)
+{
+	struct rds_ib_peer *peer;
+
+	hash_for_each_possible(rin->rin_peers, peer, rp_node, hash)
+		if (ipv6_addr_equal(&peer->rp_addr, addr))
+			return peer;
+	return NULL;
+}
+
+/* One more accepted connection from @addr, if the limits allow it: its
+ * peer entry, to be given back with rds_ib_accept_uncharge(), or
+ * ERR_PTR(-EDQUOT) over a limit (or -ENOMEM).  The entry of a new peer is
+ * allocated unlocked, and the lookup done again.
+ */
+static struct rds_ib_peer *rds_ib_accept_charge(struct rds_ib_net *rin,
+						const struct in6_addr *addr)
+{
+	unsigned int per_peer = READ_ONCE(rds_ib_sysctl_max_accepted_per_peer);
+	unsigned int max = READ_ONCE(rds_ib_sysctl_max_accepted);
+	u32 hash = rds_ib_peer_hash(rin, addr);
+	struct rds_ib_peer *peer, *spare = NULL;
+
+	for (;;) {
+		spin_lock(&rin->rin_accept_lock);
+		peer = rds_ib_peer_find(rin, addr, hash);
+		if (rin->rin_accepted >= max ||
+		    (peer && peer->rp_accepted >= per_peer)) {
+			peer = ERR_PTR(-EDQUOT);
+			break;
+		}
+		if (!peer && spare) {
+			peer = spare;
+			spare = NULL;
+			peer->rp_addr = *addr;
+			peer->rp_accepted = 0;
+			hash_add(rin->rin_peers, &peer->rp_node, hash);
+		}
+		if (peer) {
+			peer->rp_accepted++;
+			rin->rin_accepted++;
+			break;
+		}
+		spin_unlock(&rin->rin_accept_lock);
+		spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+		if (!spare)
+			return ERR_PTR(-ENOMEM);
+	}
+	spin_unlock(&rin->rin_accept_lock);
+	kfree(spare);
+	return peer;
+}
+
+static void rds_ib_accept_uncharge(struct rds_ib_net *rin,
+				   struct rds_ib_peer *peer)
+{
+	spin_lock(&rin->rin_accept_lock);
+	rin->rin_accepted--;
+	if (--peer->rp_accepted)
+		peer = NULL;
+	else
+		hash_del(&peer->rp_node);
+	spin_unlock(&rin->rin_accept_lock);
+	kfree(peer);
+}
+
+/* A request over a limit for a path that is up still says that the peer
+ * lost its side (see rds_ib_cm_req()): the path goes, or it would keep its
+ * place under the limit for as long as nothing is sent on it, and the
+ * peer's attempts would be refused for ever.  Only an existing connection
+ * is looked up: a refused request makes none.
+ */
+static void rds_ib_refused_up(struct net *net, const struct in6_addr *laddr,
+			      const struct in6_addr *faddr, u8 tos, int dev_if)
+{
+	struct rds_connection *conn;
+
+	conn = rds_conn_find(net, laddr, faddr, &rds_ib_transport, tos,
+			     dev_if);
+	if (!conn)
+		return;
+	if (rds_conn_path_up(&conn->c_path[0]))
+		rds_conn_path_error(&conn->c_path[0], "peer connected again");
+	rds_conn_put(conn);
+}
+
+/* With the path won (CONNECTING): build the QP, attach, accept.  Once
+ * attached, the path holds @peer's charge until its shutdown.
+ */
 static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
+			 const struct rdma_conn_param *req,
 			 const struct rds_ib_conn_priv_cmn *cmn, u16 version,
-			 bool isv6)
+			 bool isv6, struct rds_ib_peer *peer)
 {
 	struct rds_connection *conn = rds_ib_conn(ic);
 	struct rdma_conn_param param;
@@ -346,11 +536,13 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 		goto out;
 	rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
 	ic->i_cm_id = id;
+	ic->i_accept_peer = peer;
 	id->context = ic;
 	conn->c_version = version;
 	rds_ib_peer_ack(ic, cmn);
 
-	rds_ib_fill_param(id, &param);
+	rds_ib_fill_param(id, &param, req->responder_resources,
+			  req->initiator_depth);
 	rds_ib_fill_priv(ic, &dp, &param, version);
 	rds_ib_set_timers(id);
 	/* rdma_accept() rejects by itself when it fails. */
@@ -377,23 +569,68 @@ void rds_ib_req_barrier(void)
 	up_write(&rds_ib_req_sem);
 }
 
+/* A peer refused for its version may not know why: say it here, as
+ * in-tree does.
+ */
+static void rds_ib_refused_notice(struct rdma_cm_id *id,
+				  const struct rds_ib_conn_priv_cmn *cmn)
+{
+	struct sockaddr *peer = (struct sockaddr *)&id->route.addr.dst_addr;
+
+	if (cmn)
+		pr_notice_ratelimited("rds_rdma: %pISc offers protocol %u.%u (minor mask %#x): rejected\n",
+				      peer, cmn->ricpc_protocol_major,
+				      cmn->ricpc_protocol_minor,
+				      be16_to_cpu(cmn->ricpc_protocol_minor_mask));
+	else
+		pr_notice_ratelimited("rds_rdma: %pISc sent no RDS private data: rejected\n",
+				      peer);
+}
+
 /* Returns non-zero when rdma_cm must destroy @id (it was rejected). */
 static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	bool isv6 = id->route.addr.src_addr.ss_family == AF_INET6;
 	const union rds_ib_conn_priv *dp = rds_ib_peer_dp(ev, isv6);
 	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_dp_cmn(dp, isv6);
+	struct net *net = id->route.addr.dev_addr.net;
+	struct rds_ib_net *rin = rds_ib_net(net);
 	int reject = RDS_RDMA_REJ_INCOMPAT;
+	struct in6_addr laddr, faddr;
 	struct rds_connection *conn;
+	struct rds_ib_peer *peer;
 	struct rds_conn_path *cp;
 	u16 version;
+	int dev_if;
 	int state;
 
 	version = rds_ib_protocol_compatible(cmn);
-	if (!version)
+	if (!version) {
+		rds_ib_refused_notice(id, cmn);
 		goto reject;
+	}
+	if (!rds_ib_req_addrs(id, dp, isv6, &laddr, &faddr, &dev_if)) {
+		rds_ib_stats_inc(RDS_IB_STAT_ACCEPT_ADDR_MISMATCH);
+		rds_ib_mismatch_notice(id, &laddr, &faddr);
+		reject = RDS_IB_REJ_REFUSED;
+		goto reject;
+	}
+	/* Charged before the connection is looked up, or a refused request
+	 * could still make one for each TOS it names.
+	 */
+	peer = rds_ib_accept_charge(rin, &faddr);
+	if (IS_ERR(peer)) {
+		if (PTR_ERR(peer) == -EDQUOT) {
+			rds_ib_stats_inc(RDS_IB_STAT_ACCEPT_OVER_LIMIT);
+			rds_ib_refused_up(net, &laddr, &faddr,
+					  cmn->ricpc_dp_toss, dev_if);
+		}
+		reject = RDS_IB_REJ_REFUSED;
+		goto reject;
+	}
 	down_read(&rds_ib_req_sem);
-	conn = rds_ib_req_conn(id, dp, isv6);
+	conn = rds_conn_create(net, &laddr, &faddr, &rds_ib_transport,
+			       cmn->ricpc_dp_toss, GFP_KERNEL, dev_if);
 	if (IS_ERR(conn))
 		goto reject_unlock;
 	cp = &conn->c_path[0];
@@ -405,7 +642,8 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			rds_conn_path_error(cp, "peer connected again");
 		goto reject_put;
 	}
-	if (rds_ib_accept(cp->cp_transport_data, id, cmn, version, isv6)) {
+	if (rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
+			  version, isv6, peer)) {
 		rds_conn_path_error(cp, "cannot accept");
 		goto reject_put;
 	}
@@ -417,6 +655,7 @@ reject_put:
 	rds_conn_put(conn);
 reject_unlock:
 	up_read(&rds_ib_req_sem);
+	rds_ib_accept_uncharge(rin, peer);
 reject:
 	rdma_reject(id, &reject, sizeof(reject), IB_CM_REJ_CONSUMER_DEFINED);
 	return 1;
@@ -482,11 +721,14 @@ out:
 void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
 {
 	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_peer *peer;
 	struct rdma_cm_id *id;
 
 	mutex_lock(&ic->i_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
+	peer = ic->i_accept_peer;
+	ic->i_accept_peer = NULL;
 	mutex_unlock(&ic->i_mutex);
 	if (!id)
 		return;
@@ -494,6 +736,10 @@ void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
 	rdma_disconnect(id);
 	rds_ib_qp_teardown(ic, id);
 	rdma_destroy_id(id);
+	/* Once its rings are gone: the limits bound what is allocated. */
+	if (peer)
+		rds_ib_accept_uncharge(rds_ib_net(rds_conn_net(cp->cp_conn)),
+				       peer);
 }
 
 /* ---- Listeners --------------------------------------------------------- */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The RDMA devices we use: an ib_client that gives each InfiniBand-type
- * device (IB HCAs, RoCE, rxe) a protection domain while it is registered,
- * and takes every RDS path on it down before it goes.
+/* The RDMA devices we use: an ib_client that keeps each InfiniBand-type
+ * device (IB HCAs, RoCE, rxe) while it is registered, and takes every RDS
+ * path and every domain (domain.c) on it down before it goes.
  */
 #include <linux/slab.h>
 
@@ -14,7 +14,6 @@ static LIST_HEAD(rds_ib_devices);
 static int rds_ib_add_one(struct ib_device *dev)
 {
 	struct rds_ib_device *rdev;
-	int ret, i;
 
 	if (dev->node_type != RDMA_NODE_IB_CA)
 		return -EOPNOTSUPP;
@@ -27,28 +26,16 @@ static int rds_ib_add_one(struct ib_device *dev)
 	init_completion(&rdev->rd_released);
 	spin_lock_init(&rdev->rd_lock);
 	INIT_LIST_HEAD(&rdev->rd_conns);
-	INIT_LIST_HEAD(&rdev->rd_mrs);
-	INIT_LIST_HEAD(&rdev->rd_mr_pending);
-	for (i = 0; i < RDS_IB_MR_CLASSES; i++)
-		INIT_LIST_HEAD(&rdev->rd_mr_pool[i]);
+	INIT_LIST_HEAD(&rdev->rd_domains);
 	rdev->rd_max_sge = dev->attrs.max_send_sge;
+	rdev->rd_max_sge_rd = dev->attrs.max_sge_rd;
 	rdev->rd_max_wr = dev->attrs.max_qp_wr;
-
-	rdev->rd_pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(rdev->rd_pd)) {
-		ret = PTR_ERR(rdev->rd_pd);
-		goto err_free;
-	}
 
 	mutex_lock(&rds_ib_devices_mutex);
 	list_add_tail(&rdev->rd_item, &rds_ib_devices);
 	mutex_unlock(&rds_ib_devices_mutex);
 	ib_set_client_data(dev, &rds_ib_client, rdev);
 	return 0;
-
-err_free:
-	kfree(rdev);
-	return ret;
 }
 
 /* Called by ib_core before the device goes (rdma link del, driver unload)
@@ -74,11 +61,10 @@ static void rds_ib_remove_one(struct ib_device *dev, void *client_data)
 
 	rds_ib_device_put(rdev);
 	wait_for_completion(&rdev->rd_released);
-	/* Only now: no queue pair is left with a registration of a region
-	 * in flight, or an RDMA operation into one.
+	/* Only now: no connection's queue pair is left with an RDMA
+	 * operation into a region.
 	 */
-	rds_ib_mr_device_remove(rdev);
-	ib_dealloc_pd(rdev->rd_pd);
+	rds_ib_domain_remove(rdev);
 	kfree(rdev);
 }
 

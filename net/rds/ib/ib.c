@@ -3,6 +3,7 @@
  * state.
  */
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
@@ -11,7 +12,6 @@
 #include "ib.h"
 
 static unsigned int rds_ib_netid;
-static bool rds_ib_unloading_flag;
 
 /* An rdma_cm id bound to @addr, which tells the device that serves it. */
 static struct rdma_cm_id *rds_ib_addr_bind(struct net *net,
@@ -165,11 +165,6 @@ static void rds_ib_conn_free(struct rds_connection *conn)
 	kfree(ics);
 }
 
-static bool rds_ib_t_unloading(struct rds_connection *conn)
-{
-	return READ_ONCE(rds_ib_unloading_flag);
-}
-
 struct rds_transport rds_ib_transport = {
 	.t_name			= "infiniband",
 	.t_owner		= THIS_MODULE,
@@ -182,19 +177,19 @@ struct rds_transport rds_ib_transport = {
 	.conn_path_connect	= rds_ib_conn_path_connect,
 	.conn_path_shutdown	= rds_ib_conn_path_shutdown,
 	.xmit			= rds_ib_xmit,
-	.xmit_path_prepare	= rds_ib_xmit_path_prepare,
 	.xmit_path_complete	= rds_ib_xmit_path_complete,
 	.xmit_rdma		= rds_ib_xmit_rdma,
 	.xmit_atomic		= rds_ib_xmit_rdma,	/* op_atomic tells */
 	.recv_path		= rds_ib_recv_path,
 	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
 	.inc_free		= rds_ib_inc_free,
-	.t_unloading		= rds_ib_t_unloading,
 	.stats_info_copy	= rds_ib_stats_info_copy,
+	.device_get		= rds_ib_device_get_api,
+	.device_put		= rds_ib_device_put_api,
 	.mr_register		= rds_ib_mr_register,
 	.mr_invalidate		= rds_ib_mr_invalidate,
 	.mr_release		= rds_ib_mr_release,
-	.mr_flush		= rds_ib_mr_flush,
+	.mr_sync		= rds_ib_mr_sync,
 };
 
 static __net_init int rds_ib_net_init(struct net *net)
@@ -203,6 +198,10 @@ static __net_init int rds_ib_net_init(struct net *net)
 
 	rin->rin_net = net;
 	mutex_init(&rin->rin_lock);
+	spin_lock_init(&rin->rin_accept_lock);
+	hash_init(rin->rin_peers);
+	/* Peers choose their addresses: keep them from choosing a bucket. */
+	rin->rin_peer_seed = get_random_u32();
 	if (!net_eq(net, &init_net))
 		return 0;
 	return rds_ib_listen_init(rin);
@@ -219,6 +218,8 @@ static __net_exit void rds_ib_net_exit(struct net *net)
 	rds_ib_listen_stop(rin);
 	rds_conn_destroy_all(net, &rds_ib_transport);
 	WARN_ON_ONCE(rin->rin_socks);
+	/* Every path let go of its accepted id in its shutdown. */
+	WARN_ON_ONCE(rin->rin_accepted || !hash_empty(rin->rin_peers));
 	mutex_destroy(&rin->rin_lock);
 }
 
@@ -267,7 +268,6 @@ err_slab:
  */
 static void __exit rds_ib_exit(void)
 {
-	WRITE_ONCE(rds_ib_unloading_flag, true);
 	rds_ib_info_exit();
 	unregister_pernet_subsys(&rds_ib_net_ops);
 	rds_trans_unregister(&rds_ib_transport);

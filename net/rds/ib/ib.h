@@ -17,9 +17,10 @@
  *        taken by rdma_destroy_id())
  *       -> rds_ib_req_sem (read: a connect request being handled)
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
- *           -> rds_ib_devices_mutex -> rd_lock
- *   rds_ib_mr_mutex (mr.c: registration, release, device removal)
- *     -> rd_lock
+ *           -> rds_ib_devices_mutex -> rd_domain_mutex -> dom_mutex
+ *             -> rd_lock -> dom_lock (see struct rds_ib_domain)
+ *   rin_accept_lock (the accept counts) is a leaf, taken anywhere.
+ *   A receive budget (struct rds_ib_recv_budget) has no lock: atomics.
  * Our event handler never takes cp_cm_lock, so shutdown may destroy an id
  * while holding it (in-tree 6.1 takes its connection mutex in the handler
  * and lockdep reports the cycle).
@@ -28,6 +29,7 @@
 #define _RDS_IB_H
 
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
@@ -43,6 +45,11 @@
 #define RDS_IB_SUPPORTED_PROTOCOLS	0x0003	/* minor versions, as a mask */
 /* Consumer reject data (a host-order int): "incompatible", or a race. */
 #define RDS_RDMA_REJ_INCOMPAT	1
+/* Ours: a request we refuse for what it claims or for a limit.  Above
+ * RDS_RDMA_REJ_INCOMPAT, so that neither an in-tree peer nor ours takes it
+ * for a version problem and falls back to 3.1: it just retries later.
+ */
+#define RDS_IB_REJ_REFUSED	2
 #define RDS_IB_RESOLVE_MS	5000
 /* Memory region sizes with a pool of MRs of their own (mr.c). */
 #define RDS_IB_MR_CLASSES	2
@@ -54,6 +61,17 @@
 #define RDS_IB_DEFAULT_RECV_WR		1024
 #define RDS_IB_DEFAULT_UNSIG_WR		16
 #define RDS_IB_DEFAULT_RETRY_COUNT	1
+/* In-tree's two pools of a device together: 4096 MRs of 1 MiB and 85
+ * times as many of 8 KiB.
+ */
+#define RDS_IB_DEFAULT_MAX_MRS		(4096 + 85 * 4096)
+/* Ours (in-tree has no limit): accepted connections per peer address, and
+ * at most in a netns (scaled down with memory at load, see sysctl.c).
+ * A peer has one connection per local address and TOS it uses, so 1024 is
+ * four addresses of ours with every TOS.
+ */
+#define RDS_IB_DEFAULT_ACCEPT_PER_PEER	1024
+#define RDS_IB_DEFAULT_ACCEPT_MAX	16384
 
 /* Flow control: h_credit is a u8, so an update gives at most this many. */
 #define RDS_IB_MAX_ADV_CREDIT		255
@@ -96,38 +114,94 @@ struct rds_ib_mr;
 /* An RDMA device we may use, one per ib_device (the ib_client's data).
  *
  * Lifetime: rd_ref.  The device list holds one from add until remove;
- * every path with a queue pair on the device holds one, and so does a
- * memory region being registered, until it is on rd_mrs.  Remove takes
- * the device off the list, makes every path on it fail, waits in
- * rd_released for the last path to let go (then no registration or RDMA
- * operation is in flight on it), unmaps every region on rd_mrs (regions
- * hold no reference: their users may keep them for ever) and frees the
- * PD: a device leaves only when nothing of ours uses it.
- * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here),
- * rd_dying (remove has begun: no path may join rd_conns, and no
- * region rd_mrs, which the MR code reads under its rds_ib_mr_mutex) and
- * rd_mr_pending (regions whose IB_WR_REG_MR or IB_WR_LOCAL_INV the next
- * sender on any path here posts, see mr.c) and the pools of idle MRs
- * (rd_mr_pool[], rd_mr_pooled[]: emptied by remove, refused once rd_dying
- * is set).  rd_mrs is protected by rds_ib_mr_mutex (mr.c), which is taken
- * outside rd_lock.
+ * every path with a queue pair on the device holds one, and so does
+ * rds_ib_domain_get() while it makes a domain.  Remove takes the device
+ * off the list, makes every path on it fail, waits in rd_released for
+ * the last reference (then no path has a queue pair here), then takes
+ * every domain of the device down (rds_ib_domain_remove(): regions
+ * unmapped, MRs deregistered, its own queue pair and PD destroyed):
+ * a device leaves only when nothing of ours uses it, and never waits
+ * for a user to free a region.
+ * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here)
+ * and rd_dying (remove has begun: no path may join rd_conns, and no
+ * domain rd_domains).  rd_domains is under rds_ib_domains_mutex
+ * (domain.c).  rd_mr_used counts the regions mapped on the device in all
+ * its domains (the device's region cap, mr.c).
  */
 struct rds_ib_device {
 	struct list_head	rd_item;		/* rds_ib_devices */
 	struct ib_device	*rd_dev;
-	struct ib_pd		*rd_pd;
 	refcount_t		rd_ref;
 	struct completion	rd_released;
 	spinlock_t		rd_lock;	/* rd_conns, rd_dying */
 	struct list_head	rd_conns;
 	bool			rd_dying;
-	struct list_head	rd_mrs;		/* regions mapped here */
-	struct list_head	rd_mr_pending;	/* ...with a work request to post */
-	struct list_head	rd_mr_pool[RDS_IB_MR_CLASSES];
-	unsigned int		rd_mr_pooled[RDS_IB_MR_CLASSES];
+	struct list_head	rd_domains;	/* rds_ib_domains_mutex */
+	atomic_t		rd_mr_used;	/* regions mapped, all domains */
 	u32			rd_max_sge;
+	u32			rd_max_sge_rd;	/* per RDMA READ */
 	u32			rd_max_wr;
 };
+
+/* Work requests the queue pair of a domain may have in flight: the
+ * registrations and invalidations of its regions, waited for one by one
+ * except when a socket closes with many (mr.c).
+ */
+#define RDS_IB_DOMAIN_WRS	128
+/* The bound on every wait for one of them (a registration, an
+ * invalidation, room to post): then the queue pair is fenced, and a
+ * release always returns with the key dead.
+ */
+#define RDS_IB_MR_WAIT		(5 * HZ)
+
+/* A device as one network namespace sees it (struct rds_device of the
+ * transport API): the protection domain of every queue pair and memory
+ * region of that namespace on that device, so that a peer connected to
+ * one namespace reaches no region of another; the regions mapped in it,
+ * a pool of idle MRs per size, and a queue pair of its own, connected to
+ * itself and never carrying a packet, on which the IB_WR_REG_MR and
+ * IB_WR_LOCAL_INV of the regions are posted: no peer can stall them.
+ *
+ * Lifetime: dom_ref.  rds_ib_domain_get() finds the domain of (device,
+ * netns) on rd_domains or makes it, under rds_ib_domains_mutex; every path with a queue pair in it
+ * and every region registered in it hold a reference.  The last put
+ * takes it off rd_domains and frees it with all it has.  Device removal
+ * takes the device's share first (rds_ib_domain_remove(), after every
+ * path is gone): regions unmapped and MRs deregistered, queue pair, CQ
+ * and PD destroyed, dom_rdev cleared: what is left is this struct, for
+ * the regions that still point at it.
+ *
+ * Locks: rds_ib_domains_mutex (domain.c) -> dom_mutex -> dom_lock.
+ * dom_mutex (sleeps) protects dom_rdev and dom_pd (also changed under
+ * rds_ib_domains_mutex), dom_mrs, each region's mapping and the queue
+ * pair's life (dom_qp, dom_cq, dom_qp_broken); dom_lock (spinlock, irqs
+ * off) the pools, the count of free send slots (dom_sq_free) and each
+ * region's ibmr_state.  The driver's ib_dereg_mr() is called under
+ * dom_mutex, never under a lock other namespaces share.
+ */
+struct rds_ib_domain {
+	struct rds_device	dom_dev;
+	struct list_head	dom_item;	/* rd_domains, rd_lock */
+	refcount_t		dom_ref;
+	struct rds_ib_device	*dom_rdev;	/* NULL once removed */
+	struct ib_pd		*dom_pd;
+	struct mutex		dom_mutex;	/* see above */
+	spinlock_t		dom_lock;	/* see above */
+	struct list_head	dom_mrs;	/* regions mapped here */
+	struct list_head	dom_mr_pool[RDS_IB_MR_CLASSES];
+	unsigned int		dom_mr_pooled[RDS_IB_MR_CLASSES];
+	/* Its own queue pair, made at the first registration. */
+	struct ib_cq		*dom_cq;
+	struct ib_qp		*dom_qp;
+	int			dom_sq_free;	/* dom_lock */
+	bool			dom_qp_broken;	/* fenced: remade when idle */
+	wait_queue_head_t	dom_wq;		/* room, completions */
+};
+
+static inline struct rds_ib_domain *rds_ib_dom(struct rds_device *dev)
+{
+	return container_of(dev, struct rds_ib_domain, dom_dev);
+}
 
 /* A send slot: one fragment in flight, from post to its (or a later)
  * signaled completion.  The header and data buffers are the slot's own,
@@ -136,9 +210,9 @@ struct rds_ib_device {
  *
  * A slot may carry another work request instead, always signaled, whose
  * completion lets go of what it holds before the slot is free again: an
- * RDMA READ or WRITE of a message's operation (s_rm, a message reference)
- * or the IB_WR_REG_MR or IB_WR_LOCAL_INV of a memory region (s_ibmr,
- * whose release waits).
+ * RDMA READ or WRITE of a message's operation (s_rm, a message reference).
+ * Memory regions are registered on their domain's own queue pair, never
+ * on a connection's.
  */
 struct rds_ib_send_slot {
 	struct ib_cqe		s_cqe;
@@ -146,10 +220,8 @@ struct rds_ib_send_slot {
 		struct ib_send_wr	s_wr;
 		struct ib_rdma_wr	s_rdma_wr;
 		struct ib_atomic_wr	s_atomic_wr;
-		struct ib_reg_wr	s_reg_wr;
 	};
 	struct rds_message	*s_rm;
-	struct rds_ib_mr	*s_ibmr;
 	struct ib_sge		s_sge[2];
 	struct rds_header	*s_hdr;
 	u64			s_hdr_dma;
@@ -158,9 +230,34 @@ struct rds_ib_send_slot {
 	u32			s_index;
 };
 
+/* The receive pages of one ring (one queue pair of a path): those in its
+ * slots and those its messages took, until each message is freed, which
+ * may be long after the ring and its connection are gone (an unread
+ * message on a socket).  rb_held counts them; they count in the global
+ * total too (max_recv_allocation, recv.c).  Up to rb_reserve, the ring's
+ * size, a ring may always hold pages, whatever the others hold: so it can
+ * keep its receives posted while it delivers, and a socket that never
+ * reads stops only its own connection once its ring is used up.  Beyond
+ * its ring it takes pages only while the total is under the cap.
+ *
+ * Lifetime: rb_ref.  Every slot of the ring holds one from the ring's
+ * first refill until rds_ib_recv_slot_release() (the ring's free, in
+ * shutdown or a failed setup), and every message with pages from it
+ * (ii_budget) holds one until rds_ib_inc_free().  No lock: pages are only
+ * charged by the ring's refill, which runs under i_mutex (or before the
+ * ring is published), and uncharged anywhere, atomically.
+ */
+struct rds_ib_recv_budget {
+	refcount_t		rb_ref;
+	atomic_t		rb_held;
+	u32			rb_reserve;
+};
+
 /* A receive slot.  r_page and r_ibinc are what the next fragment lands in;
  * the completion takes them when a message needs them and the receive
  * work (process context) puts new ones in before posting the slot again.
+ * r_budget is its ring's, what r_page is charged to (all slots of a ring
+ * have the same one, set at the ring's first refill).
  */
 struct rds_ib_recv_slot {
 	struct ib_cqe		r_cqe;
@@ -172,12 +269,16 @@ struct rds_ib_recv_slot {
 	u64			r_page_dma;
 	struct rds_ib_incoming	*r_ibinc;
 	struct llist_node	r_free;		/* i_recv_free */
+	struct rds_ib_recv_budget	*r_budget;
 };
 
-/* A received message: its header, then its data pages (page->lru). */
+/* A received message: its header, then its data pages (page->lru),
+ * charged to ii_budget (a reference) until the message is freed.
+ */
 struct rds_ib_incoming {
 	struct list_head	ii_pages;
 	struct rds_incoming	ii_inc;
+	struct rds_ib_recv_budget	*ii_budget;
 };
 
 /* Counters in RDS_INFO_COUNTERS, by in-tree's names. */
@@ -200,6 +301,9 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RDMA_MR_1M_FREE,
 	RDS_IB_STAT_RDMA_MR_1M_REUSED,
 	RDS_IB_STAT_RDMA_MR_INVALIDATE,
+	RDS_IB_STAT_ACCEPT_ADDR_MISMATCH,
+	RDS_IB_STAT_ACCEPT_OVER_LIMIT,
+	RDS_IB_STAT_RX_ALLOC_RESERVE,
 	RDS_IB_STAT_NR
 };
 
@@ -229,7 +333,7 @@ enum {
  * t->conn_path_shutdown() detaches and destroys it.  Everything hanging off
  * the id (QP, CQs, rings, device reference) comes and goes with it.
  *
- * i_mutex protects the attachment: i_cm_id, i_dev, i_qp, i_send_cq,
+ * i_mutex protects the attachment: i_cm_id, i_dev, i_dom, i_qp, i_send_cq,
  * i_recv_cq and the rings' memory.  Event handlers check under it that the
  * event's id is still i_cm_id before acting; shutdown clears i_cm_id under
  * it and only then disconnects, drains and destroys, unlocked.
@@ -246,12 +350,15 @@ struct rds_ib_connection {
 	struct mutex		i_mutex;	/* see above */
 	struct rdma_cm_id	*i_cm_id;
 	struct rds_ib_device	*i_dev;
+	struct rds_ib_domain	*i_dom;		/* i_qp's PD */
 	struct ib_qp		*i_qp;
 	struct ib_cq		*i_send_cq;
 	struct ib_cq		*i_recv_cq;
 	bool			i_isv6;
 	bool			i_peer_local;	/* faddr is ours too (tests) */
 	u16			i_proposed_version;	/* next connect's offer */
+	/* While attached to an id we accepted: what it counts against. */
+	struct rds_ib_peer	*i_accept_peer;
 
 	/* send ring */
 	struct rds_ib_send_slot	*i_sends;
@@ -262,7 +369,12 @@ struct rds_ib_connection {
 	u32			i_unsignaled;
 	u32			i_max_unsignaled;
 	u32			i_max_send_sge;	/* per RDMA work request */
+	u32			i_max_read_sge;	/* per RDMA READ */
 	bool			i_send_full;	/* a sender waits for room */
+	/* The first failed send completion of this QP, as 1 + its status (0:
+	 * none yet); what the flushed work requests behind it were spared.
+	 */
+	int			i_send_error;
 
 	/* Flow control (see send.c), on when both sides asked for it.
 	 * i_credits: the peer's receives we may still fill (low 16 bits),
@@ -297,7 +409,18 @@ static inline struct rds_connection *rds_ib_conn(struct rds_ib_connection *ic)
 	return ic->i_cp->cp_conn;
 }
 
-/* Per network namespace: the two listeners.
+/* The connections a netns accepted from one peer address (rin_peers),
+ * while any are attached.
+ */
+struct rds_ib_peer {
+	struct hlist_node	rp_node;
+	struct in6_addr		rp_addr;
+	unsigned int		rp_accepted;
+};
+
+#define RDS_IB_PEER_HASH_BITS	8
+
+/* Per network namespace: the two listeners, and what was accepted.
  *
  * Every rdma_cm id holds a reference on its netns, so what we keep for a
  * netns keeps it alive.  init_net never goes: it listens from module load
@@ -306,6 +429,13 @@ static inline struct rds_connection *rds_ib_conn(struct rds_ib_connection *ic)
  * bind starts the listeners, the last release stops them and destroys the
  * netns's connections, and then nothing of ours holds the netns.
  * rin_lock protects rin_socks and the listener pointers.
+ *
+ * A peer's requests make us build a queue pair with its rings (about 1 MiB
+ * of send buffers and up to max_recv_wr receive pages) for each
+ * connection accepted, so the paths attached to an accepted id are
+ * counted, per peer address and in all, against two sysctls
+ * (max_accepted_per_peer, max_accepted).  rin_accept_lock (a leaf)
+ * protects the counts and rin_peers.
  */
 struct rds_ib_net {
 	struct net		*rin_net;
@@ -313,6 +443,11 @@ struct rds_ib_net {
 	unsigned int		rin_socks;
 	struct rdma_cm_id	*rin_listen;
 	struct rdma_cm_id	*rin_listen6;
+
+	spinlock_t		rin_accept_lock;	/* counts, rin_peers */
+	unsigned int		rin_accepted;
+	u32			rin_peer_seed;
+	DECLARE_HASHTABLE(rin_peers, RDS_IB_PEER_HASH_BITS);
 };
 
 extern struct rds_transport rds_ib_transport;
@@ -320,7 +455,9 @@ struct rds_ib_net *rds_ib_net(struct net *net);
 extern struct ib_client rds_ib_client;
 extern struct kmem_cache *rds_ib_incoming_slab;
 
-/* Sysctls (sysctl.c), read when a queue pair is set up. */
+/* Sysctls (sysctl.c), read when a queue pair is set up; the accept
+ * limits at each connect request.
+ */
 extern unsigned long rds_ib_sysctl_max_send_wr;
 extern unsigned long rds_ib_sysctl_max_recv_wr;
 extern unsigned long rds_ib_sysctl_max_unsig_wrs;
@@ -328,6 +465,9 @@ extern unsigned int rds_ib_sysctl_retry_count;
 extern unsigned int rds_ib_sysctl_ack_timeout;
 extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
+extern unsigned int rds_ib_sysctl_max_mrs_per_device;
+extern unsigned int rds_ib_sysctl_max_accepted_per_peer;
+extern unsigned int rds_ib_sysctl_max_accepted;
 int rds_ib_sysctl_init(void);
 void rds_ib_sysctl_exit(void);
 
@@ -341,21 +481,31 @@ bool rds_ib_device_add_conn(struct rds_ib_device *rdev,
 void rds_ib_device_del_conn(struct rds_ib_device *rdev,
 			    struct rds_ib_connection *ic);
 
+/* domain.c */
+struct rds_ib_domain *rds_ib_domain_get(struct rds_ib_device *rdev,
+					struct net *net);
+void rds_ib_domain_put(struct rds_ib_domain *dom);
+void rds_ib_domain_remove(struct rds_ib_device *rdev);
+int rds_ib_domain_post(struct rds_ib_domain *dom, struct ib_send_wr *wr);
+void rds_ib_domain_done(struct rds_ib_domain *dom);
+void rds_ib_domain_fence(struct rds_ib_domain *dom);
+bool rds_ib_domain_kill_qp(struct rds_ib_domain *dom);
+struct rds_device *rds_ib_device_get_api(struct net *net,
+					 const struct in6_addr *laddr,
+					 u32 scope_id);
+void rds_ib_device_put_api(struct rds_device *dev);
+
 /* ib.c */
 struct rds_ib_device *rds_ib_addr_device(struct net *net,
 					 const struct in6_addr *addr,
 					 u32 scope_id);
 
 /* mr.c */
-int rds_ib_mr_register(struct net *net, const struct in6_addr *laddr,
-		       u32 scope_id, struct rds_mr *mr);
+int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr);
 void rds_ib_mr_invalidate(struct rds_mr *mr);
 void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
-void rds_ib_mr_flush(struct net *net);
-void rds_ib_mr_device_remove(struct rds_ib_device *rdev);
-int rds_ib_mr_post_wrs(struct rds_ib_connection *ic);
-void rds_ib_mr_wr_done(struct rds_ib_connection *ic, struct rds_ib_mr *ibmr,
-		       enum ib_wc_status status);
+void rds_ib_mr_sync(struct rds_mr *mr);
+void rds_ib_mr_domain_remove(struct rds_ib_domain *dom);
 
 /* cm.c */
 int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
@@ -375,7 +525,6 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id);
 int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		unsigned int *pos);
 void rds_ib_xmit_path_complete(struct rds_conn_path *cp);
-void rds_ib_xmit_path_prepare(struct rds_conn_path *cp);
 int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm);
 bool rds_ib_send_room(struct rds_ib_connection *ic, u32 nr);
 void rds_ib_send_ring_init(struct rds_ib_connection *ic);

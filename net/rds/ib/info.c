@@ -24,7 +24,8 @@ static void rds_ib_info_path(struct rds_ib_connection *ic,
 			       (union ib_gid *)item->dst_gid);
 		item->max_send_wr = ic->i_send_nr;
 		item->max_recv_wr = ic->i_recv_nr;
-		item->max_send_sge = 2;
+		/* What a work request of ours may carry: RDMA ones use it all. */
+		item->max_send_sge = ic->i_max_send_sge;
 		if (ic->i_cm_id->route.path_rec)
 			item->sl = ic->i_cm_id->route.path_rec->sl;
 	}
@@ -43,6 +44,11 @@ static void rds_ib_info_conn(struct rds_connection *conn, void *arg)
 	struct rds6_info_rdma_connection item = { };
 
 	if (!w->v6 && !ipv6_addr_v4mapped(&conn->c_faddr))
+		return;
+	/* A connection to our own address is listed once, as in-tree: the
+	 * connecting end, not its passive twin (the accepted end).
+	 */
+	if (conn->c_passive)
 		return;
 	item.src_addr = conn->c_laddr;
 	item.dst_addr = conn->c_faddr;
@@ -120,6 +126,16 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_RDMA_MR_1M_REUSED]		= "ib_rdma_mr_1m_reused",
 	/* Ours: invalidations completed, each an MR back in its pool. */
 	[RDS_IB_STAT_RDMA_MR_INVALIDATE]	= "ib_rdma_mr_invalidate",
+	/* Ours: connect requests refused because their private data names
+	 * other addresses than rdma_cm saw, or because the peer or the netns
+	 * has as many accepted connections as the sysctls allow.
+	 */
+	[RDS_IB_STAT_ACCEPT_ADDR_MISMATCH]	= "ib_accept_addr_mismatch",
+	[RDS_IB_STAT_ACCEPT_OVER_LIMIT]		= "ib_accept_over_limit",
+	/* Ours: receive pages a ring took at or over max_recv_allocation,
+	 * within its own size (see struct rds_ib_recv_budget).
+	 */
+	[RDS_IB_STAT_RX_ALLOC_RESERVE]		= "ib_rx_alloc_reserve",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

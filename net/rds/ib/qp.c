@@ -211,13 +211,15 @@ err_send:
 	return ret;
 }
 
-/* Ring sizes from the sysctls, within what the device can queue (one send
- * entry is the ack's).
+/* Ring sizes from the sysctls, within what the device can queue: one send
+ * entry is the ack's, and each queue keeps one for ib_drain_qp(), which
+ * posts a request of its own to learn that all before it completed (on a
+ * full queue that post fails, and the drain with it).
  */
 static void rds_ib_size_rings(struct rds_ib_connection *ic,
 			      struct rds_ib_device *rdev)
 {
-	u32 max = max_t(u32, rdev->rd_max_wr, 4) - 1;
+	u32 max = max_t(u32, rdev->rd_max_wr, 4) - 2;
 
 	ic->i_send_nr = clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_send_wr), 2, max);
@@ -229,6 +231,12 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 				     RDS_IB_CREDIT_UPDATE);
 	/* Two for a fragment, as many as may be for an RDMA operation. */
 	ic->i_max_send_sge = clamp_t(u32, rdev->rd_max_sge, 2, RDS_IB_MAX_SGE);
+	/* A READ may scatter to fewer entries than a WRITE gathers from
+	 * (max_sge_rd: 1 on some iWARP devices); a device that leaves it
+	 * unset still reads into one.
+	 */
+	ic->i_max_read_sge = clamp_t(u32, rdev->rd_max_sge_rd, 1,
+				     ic->i_max_send_sge);
 	/* A run of unsignaled sends must end before the ring does, or a
 	 * full ring could wait for a completion nobody asked for.
 	 */
@@ -238,16 +246,15 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 }
 
 static int rds_ib_create_qp(struct rds_ib_connection *ic,
-			    struct rdma_cm_id *cm_id,
-			    struct rds_ib_device *rdev)
+			    struct rdma_cm_id *cm_id)
 {
 	struct ib_qp_init_attr attr = {
 		.event_handler	= rds_ib_qp_event,
 		.qp_context	= ic,
 		.send_cq	= ic->i_send_cq,
 		.recv_cq	= ic->i_recv_cq,
-		.cap.max_send_wr	= ic->i_send_nr + 1,
-		.cap.max_recv_wr	= ic->i_recv_nr,
+		.cap.max_send_wr	= ic->i_send_nr + 2,
+		.cap.max_recv_wr	= ic->i_recv_nr + 1,
 		.cap.max_send_sge	= ic->i_max_send_sge,
 		.cap.max_recv_sge	= RDS_IB_RECV_SGE,
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
@@ -255,7 +262,10 @@ static int rds_ib_create_qp(struct rds_ib_connection *ic,
 	};
 	int ret;
 
-	ret = rdma_create_qp(cm_id, rdev->rd_pd, &attr);
+	/* The PD of the connection's netns on the device: its peer reaches
+	 * the regions of this netns only.
+	 */
+	ret = rdma_create_qp(cm_id, ic->i_dom->dom_pd, &attr);
 	if (ret)
 		return ret;
 	ic->i_qp = cm_id->qp;
@@ -268,31 +278,45 @@ static int rds_ib_create_qp(struct rds_ib_connection *ic,
  */
 int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 {
+	static atomic_t rds_ib_next_vector = ATOMIC_INIT(0);
 	struct rds_ib_device *rdev;
 	struct ib_device *dev = cm_id->device;
+	u32 vector;
 	int ret;
 
 	rdev = rds_ib_device_get(dev);
 	if (!rdev)
 		return -ENODEV;
+	ic->i_dom = rds_ib_domain_get(rdev, rds_conn_net(rds_ib_conn(ic)));
+	if (IS_ERR(ic->i_dom)) {
+		ret = PTR_ERR(ic->i_dom);
+		ic->i_dom = NULL;
+		goto err_dev;
+	}
 	rds_ib_size_rings(ic, rdev);
 
 	ret = rds_ib_bufs_alloc(ic, dev);
 	if (ret)
-		goto err_dev;
-	ic->i_send_cq = ib_alloc_cq(dev, ic, ic->i_send_nr + 1, 0,
+		goto err_dom;
+	/* Connections take the device's completion vectors in turn, so
+	 * that their interrupts and polling spread over its CPUs rather
+	 * than all landing on vector 0's.
+	 */
+	vector = (u32)atomic_inc_return(&rds_ib_next_vector) %
+		 max(dev->num_comp_vectors, 1);
+	ic->i_send_cq = ib_alloc_cq(dev, ic, ic->i_send_nr + 2, vector,
 				    IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
 		goto err_bufs;
 	}
-	ic->i_recv_cq = ib_alloc_cq(dev, ic, ic->i_recv_nr, 0,
+	ic->i_recv_cq = ib_alloc_cq(dev, ic, ic->i_recv_nr + 1, vector,
 				    IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_recv_cq)) {
 		ret = PTR_ERR(ic->i_recv_cq);
 		goto err_send_cq;
 	}
-	ret = rds_ib_create_qp(ic, cm_id, rdev);
+	ret = rds_ib_create_qp(ic, cm_id);
 	if (ret)
 		goto err_recv_cq;
 	if (!rds_ib_device_add_conn(rdev, ic)) {
@@ -321,6 +345,9 @@ err_send_cq:
 	ic->i_send_cq = NULL;
 err_bufs:
 	rds_ib_bufs_free(ic, dev);
+err_dom:
+	rds_ib_domain_put(ic->i_dom);
+	ic->i_dom = NULL;
 err_dev:
 	ic->i_dev = NULL;
 	rds_ib_device_put(rdev);
@@ -347,6 +374,8 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	rds_ib_recv_reset(ic);
 	rds_ib_bufs_free(ic, rdev->rd_dev);
 	ic->i_dev = NULL;
+	rds_ib_domain_put(ic->i_dom);
+	ic->i_dom = NULL;
 	rds_ib_device_del_conn(rdev, ic);
 	rds_ib_device_put(rdev);
 }

@@ -15,44 +15,107 @@
 
 struct kmem_cache *rds_ib_incoming_slab;
 
-/* Receive pages held by all connections: posted, or in a message not yet
- * freed.  Bounded by max_recv_allocation.
+/* Receive pages held by all rings together: in their slots, or in
+ * messages not yet freed.  max_recv_allocation caps it, but only for what
+ * a ring takes beyond its own size (struct rds_ib_recv_budget): one cap
+ * for all let a socket that never reads hold every page under it, and
+ * then no other ring was refilled once used, and their peers stalled in
+ * RNR retries.  So the total may pass the cap by what rings take within
+ * their size; memory for rings is bounded by the connections there are
+ * (and those a peer makes us accept by max_accepted) times max_recv_wr,
+ * as their send rings are.
  */
 static atomic_t rds_ib_recv_pages = ATOMIC_INIT(0);
 
-static bool rds_ib_recv_page_charge(void)
+/* The budget of @ic's ring, made by its first refill: each slot holds a
+ * reference until the ring is freed.  Under i_mutex, or before the ring is
+ * published.
+ */
+static struct rds_ib_recv_budget *
+rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 {
-	unsigned long max = READ_ONCE(rds_ib_sysctl_max_recv_allocation);
-	int old = atomic_read(&rds_ib_recv_pages);
+	struct rds_ib_recv_budget *rb = ic->i_recvs[0].r_budget;
+	u32 i;
 
+	if (rb)
+		return rb;
+	rb = kzalloc(sizeof(*rb), gfp);
+	if (!rb)
+		return NULL;
+	refcount_set(&rb->rb_ref, ic->i_recv_nr);
+	rb->rb_reserve = ic->i_recv_nr;
+	for (i = 0; i < ic->i_recv_nr; i++)
+		ic->i_recvs[i].r_budget = rb;
+	return rb;
+}
+
+static void rds_ib_recv_budget_put(struct rds_ib_recv_budget *rb)
+{
+	if (refcount_dec_and_test(&rb->rb_ref))
+		kfree(rb);
+}
+
+/* A page for @rb's ring: always within the ring's size, beyond it only
+ * under the cap.  Only the ring's refill charges @rb (under i_mutex), so
+ * rb_held cannot grow between the look and the increment; it may shrink,
+ * which errs on the safe side.
+ */
+static bool rds_ib_recv_page_charge(struct rds_ib_recv_budget *rb)
+{
+	unsigned long max = min_t(unsigned long,
+				  READ_ONCE(rds_ib_sysctl_max_recv_allocation),
+				  INT_MAX);
+	int old;
+
+	if ((u32)atomic_read(&rb->rb_held) < rb->rb_reserve) {
+		if (atomic_inc_return(&rds_ib_recv_pages) > max)
+			rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_RESERVE);
+		atomic_inc(&rb->rb_held);
+		return true;
+	}
+	old = atomic_read(&rds_ib_recv_pages);
 	do {
-		if (old >= min_t(unsigned long, max, INT_MAX)) {
+		if (old >= max) {
 			rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_LIMIT);
 			return false;
 		}
 	} while (!atomic_try_cmpxchg(&rds_ib_recv_pages, &old, old + 1));
+	atomic_inc(&rb->rb_held);
 	return true;
 }
 
-static void rds_ib_recv_page_free(struct page *page)
+static void rds_ib_recv_page_uncharge(struct rds_ib_recv_budget *rb)
 {
-	__free_page(page);
+	atomic_dec(&rb->rb_held);
 	atomic_dec(&rds_ib_recv_pages);
 }
 
-/* Frees what a slot holds for the next fragment.  The slot is not posted. */
+static void rds_ib_recv_page_free(struct rds_ib_recv_budget *rb,
+				  struct page *page)
+{
+	__free_page(page);
+	rds_ib_recv_page_uncharge(rb);
+}
+
+/* Frees what a slot holds for the next fragment, and its reference to the
+ * ring's budget: the ring is being freed.  The slot is not posted.
+ */
 void rds_ib_recv_slot_release(struct ib_device *dev,
 			      struct rds_ib_recv_slot *slot)
 {
 	if (slot->r_page) {
 		ib_dma_unmap_page(dev, slot->r_page_dma,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-		rds_ib_recv_page_free(slot->r_page);
+		rds_ib_recv_page_free(slot->r_budget, slot->r_page);
 		slot->r_page = NULL;
 	}
 	if (slot->r_ibinc) {
 		kmem_cache_free(rds_ib_incoming_slab, slot->r_ibinc);
 		slot->r_ibinc = NULL;
+	}
+	if (slot->r_budget) {
+		rds_ib_recv_budget_put(slot->r_budget);
+		slot->r_budget = NULL;
 	}
 }
 
@@ -67,18 +130,18 @@ static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
 			return -ENOMEM;
 	}
 	if (!slot->r_page) {
-		if (!rds_ib_recv_page_charge())
+		if (!rds_ib_recv_page_charge(slot->r_budget))
 			return -ENOMEM;
 		slot->r_page = alloc_page(gfp);
 		if (!slot->r_page) {
-			atomic_dec(&rds_ib_recv_pages);
+			rds_ib_recv_page_uncharge(slot->r_budget);
 			return -ENOMEM;
 		}
 		slot->r_page_dma = ib_dma_map_page(dev, slot->r_page, 0,
 						   RDS_FRAG_SIZE,
 						   DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(dev, slot->r_page_dma)) {
-			rds_ib_recv_page_free(slot->r_page);
+			rds_ib_recv_page_free(slot->r_budget, slot->r_page);
 			slot->r_page = NULL;
 			return -ENOMEM;
 		}
@@ -89,7 +152,7 @@ static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
 static int rds_ib_recv_post(struct rds_ib_connection *ic,
 			    struct rds_ib_recv_slot *slot)
 {
-	u32 lkey = ic->i_dev->rd_pd->local_dma_lkey;
+	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
 
 	slot->r_cqe.done = rds_ib_recv_done;
 	slot->r_sge[0].addr = slot->r_hdr_dma;
@@ -115,11 +178,14 @@ static int rds_ib_recv_post(struct rds_ib_connection *ic,
  */
 int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 {
-	struct llist_node *list = llist_del_all(&ic->i_recv_free);
 	struct rds_ib_recv_slot *slot, *tmp;
+	struct llist_node *list;
 	unsigned int posted = 0;
 	int ret = 0;
 
+	if (!rds_ib_recv_budget(ic, gfp))
+		return -ENOMEM;
+	list = llist_del_all(&ic->i_recv_free);
 	llist_for_each_entry_safe(slot, tmp, list, r_free) {
 		if (!ret)
 			ret = rds_ib_recv_slot_fill(ic, slot, gfp);
@@ -177,6 +243,9 @@ static struct rds_ib_incoming *rds_ib_recv_start(struct rds_ib_connection *ic,
 		return NULL;
 	slot->r_ibinc = NULL;
 	INIT_LIST_HEAD(&ibinc->ii_pages);
+	/* Its pages stay charged to this ring until it is freed. */
+	ibinc->ii_budget = slot->r_budget;
+	refcount_inc(&ibinc->ii_budget->rb_ref);
 	rds_inc_init(&ibinc->ii_inc, cp, &cp->cp_conn->c_faddr);
 	ibinc->ii_inc.i_hdr = *hdr;
 	ic->i_recv_rem = be32_to_cpu(hdr->h_len);
@@ -321,7 +390,8 @@ void rds_ib_inc_free(struct rds_incoming *inc)
 
 	list_for_each_entry_safe(page, tmp, &ibinc->ii_pages, lru) {
 		list_del(&page->lru);
-		rds_ib_recv_page_free(page);
+		rds_ib_recv_page_free(ibinc->ii_budget, page);
 	}
+	rds_ib_recv_budget_put(ibinc->ii_budget);
 	kmem_cache_free(rds_ib_incoming_slab, ibinc);
 }

@@ -15,7 +15,7 @@
 
 void rds_ib_send_ring_init(struct rds_ib_connection *ic)
 {
-	u32 lkey = ic->i_dev->rd_pd->local_dma_lkey;
+	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
 	u32 i;
 
 	ic->i_send_head = 0;
@@ -23,6 +23,7 @@ void rds_ib_send_ring_init(struct rds_ib_connection *ic)
 	atomic_set(&ic->i_send_free, ic->i_send_nr);
 	ic->i_unsignaled = 0;
 	WRITE_ONCE(ic->i_send_full, false);
+	ic->i_send_error = 0;
 	for (i = 0; i < ic->i_send_nr; i++) {
 		struct rds_ib_send_slot *s = &ic->i_sends[i];
 
@@ -172,7 +173,7 @@ static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
 /* ---- RDMA READ and WRITE -----------------------------------------------
  *
  * An operation goes out as one or more work requests of up to
- * i_max_send_sge local pages each, in ring slots, every one signaled and
+ * rds_ib_rdma_sge() local pages each, in ring slots, every one signaled and
  * holding a message reference.  struct rds_ib_rdma (op_trans_private)
  * lives from the post to the last of their completions: it holds the DMA
  * mapping of the operation's pages and the first error.  rr_pending counts
@@ -181,30 +182,68 @@ static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
  */
 struct rds_ib_rdma {
 	struct ib_device	*rr_dev;
+	struct rds_ib_connection *rr_ic;
 	atomic_t		rr_pending;
-	int			rr_status;	/* RDS_RDMA_*: the first error */
+	bool			rr_done;	/* a request was carried out */
+	/* RDS_RDMA_*: the first error, or RDS_IB_RDMA_FLUSHED */
+	int			rr_status;
 	struct ib_sge		rr_sge[];
 };
 
+/* The connection went before the operation was done: no status now, the
+ * message's drop at the reconnect gives it (RDS_RDMA_DROPPED).
+ */
+#define RDS_IB_RDMA_FLUSHED	(-1)
+
+/* In-tree's statuses: only a remote access error is the peer's. */
 static int rds_ib_rdma_status(enum ib_wc_status status)
 {
 	switch (status) {
 	case IB_WC_SUCCESS:
 		return RDS_RDMA_SUCCESS;
-	case IB_WC_WR_FLUSH_ERR:	/* the connection went */
-		return RDS_RDMA_CANCELED;
+	case IB_WC_WR_FLUSH_ERR:
+		return RDS_IB_RDMA_FLUSHED;
 	case IB_WC_REM_ACCESS_ERR:
-	case IB_WC_REM_INV_REQ_ERR:
-	case IB_WC_REM_OP_ERR:
 		return RDS_RDMA_REMOTE_ERROR;
 	default:
 		return RDS_RDMA_OTHER_ERROR;
 	}
 }
 
+/* Local pages per work request: a READ's are limited by max_sge_rd. */
+static u32 rds_ib_rdma_sge(const struct rds_ib_connection *ic,
+			   const struct rds_rdma_op *op)
+{
+	return op->op_write ? ic->i_max_send_sge : ic->i_max_read_sge;
+}
+
 static enum dma_data_direction rds_ib_rdma_dir(const struct rds_rdma_op *op)
 {
 	return op->op_write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+/* A READ or WRITE all of whose work requests were flushed, behind a
+ * request the peer refused (a NAK: remote access, invalid request or
+ * operation error), was not carried out: the responder stops at what it
+ * refused, and the flush spared all that followed.  It goes again on the
+ * next connection rather than be lost for another socket's bad key.
+ * After any other failure (retries exceeded, a local error) requests may
+ * have been carried out whose acknowledgments never came, and repeating
+ * one could write memory its owner already reused: those are dropped,
+ * as in-tree.  Atomics are never repeated.
+ */
+static bool rds_ib_rdma_unsent(const struct rds_ib_rdma *rr,
+			       const struct rds_rdma_op *op, int status)
+{
+	switch (READ_ONCE(rr->rr_ic->i_send_error) - 1) {
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+		return status == RDS_IB_RDMA_FLUSHED && !rr->rr_done &&
+		       !op->op_atomic;
+	default:
+		return false;
+	}
 }
 
 /* The last work request is done: the pages are the CPU's again. */
@@ -219,9 +258,11 @@ static void rds_ib_rdma_put(struct rds_message *rm)
 	ib_dma_unmap_sg(rr->rr_dev, op->op_sg, op->op_nents,
 			rds_ib_rdma_dir(op));
 	status = READ_ONCE(rr->rr_status);
+	WRITE_ONCE(op->op_unsent, rds_ib_rdma_unsent(rr, op, status));
 	op->op_trans_private = NULL;
 	kfree(rr);
-	rds_rdma_op_done(rm, status);
+	if (status != RDS_IB_RDMA_FLUSHED)
+		rds_rdma_op_done(rm, status);
 }
 
 static void rds_ib_rdma_done(struct rds_ib_send_slot *s, struct ib_wc *wc)
@@ -230,6 +271,8 @@ static void rds_ib_rdma_done(struct rds_ib_send_slot *s, struct ib_wc *wc)
 	struct rds_ib_rdma *rr = rm->m_rdma->op_trans_private;
 
 	s->s_rm = NULL;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		rr->rr_done = true;
 	if (wc->status != IB_WC_SUCCESS)
 		cmpxchg(&rr->rr_status, RDS_RDMA_SUCCESS,
 			rds_ib_rdma_status(wc->status));
@@ -314,6 +357,7 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 	struct rds_rdma_op *op = rm->m_rdma;
 	struct rds_ib_rdma *rr = op->op_trans_private;
 	u64 remote = op->op_remote_addr;
+	u32 max_sge = rds_ib_rdma_sge(ic, op);
 	unsigned int first, cnt, j;
 
 	for (first = 0; first < nents; first += cnt) {
@@ -321,7 +365,7 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 		struct ib_send_wr *wr;
 		u32 len = 0;
 
-		cnt = min(nents - first, ic->i_max_send_sge);
+		cnt = min(nents - first, max_sge);
 		for (j = 0; j < cnt; j++)
 			len += rr->rr_sge[first + j].length;
 		if (op->op_atomic)
@@ -347,6 +391,11 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 			rds_message_put(rm);	/* the sender holds one */
 			cmpxchg(&rr->rr_status, RDS_RDMA_SUCCESS,
 				RDS_RDMA_OTHER_ERROR);
+			/* What was posted may run, the rest never will: the
+			 * peer must not take the operation for done.
+			 */
+			rds_message_del_extension(&rm->m_inc.i_hdr,
+						  RDS_EXTHDR_RDMA);
 			rds_conn_path_error(ic->i_cp, "RDMA post failed");
 			return;
 		}
@@ -380,21 +429,19 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	struct rds_ib_rdma *rr;
 	struct scatterlist *sg;
 	unsigned int nr_wr, i;
-	int n, ret;
+	int n;
 
 	if (!ic->i_qp)
 		return -ENOTCONN;
-	/* Regions named in what we sent before may be what this uses. */
-	ret = rds_ib_mr_post_wrs(ic);
-	if (ret)
-		return ret;
 	/* Its work requests and the header's first fragment. */
-	nr_wr = DIV_ROUND_UP(op->op_nents, ic->i_max_send_sge) + 1;
+	nr_wr = DIV_ROUND_UP(op->op_nents, rds_ib_rdma_sge(ic, op)) + 1;
 	if (nr_wr > ic->i_send_nr / 2 ||
 	    !rds_ib_op_supported(ic->i_dev->rd_dev, op)) {
 		/* It would never fit the ring (sysctl max_send_wr), or the
-		 * device cannot do it at all.
+		 * device cannot do it at all: the message goes without it,
+		 * not announcing it.
 		 */
+		rds_message_del_extension(&rm->m_inc.i_hdr, RDS_EXTHDR_RDMA);
 		rds_rdma_op_done(rm, RDS_RDMA_OTHER_ERROR);
 		return 0;
 	}
@@ -413,9 +460,10 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	for_each_sg(op->op_sg, sg, n, i) {
 		rr->rr_sge[i].addr = sg_dma_address(sg);
 		rr->rr_sge[i].length = sg_dma_len(sg);
-		rr->rr_sge[i].lkey = ic->i_dev->rd_pd->local_dma_lkey;
+		rr->rr_sge[i].lkey = ic->i_dom->dom_pd->local_dma_lkey;
 	}
 	rr->rr_dev = dev;
+	rr->rr_ic = ic;
 	atomic_set(&rr->rr_pending, 1);
 	op->op_trans_private = rr;
 	rds_ib_rdma_post(ic, rm, n);
@@ -434,16 +482,17 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 						  s_cqe);
 	u32 n;
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		/* Send completions come in posting order, one CQ, one
+		 * softirq context at a time: the flushes behind this come
+		 * after it.
+		 */
+		if (!ic->i_send_error)
+			WRITE_ONCE(ic->i_send_error, wc->status + 1);
 		rds_conn_path_error(ic->i_cp, "send completion error");
+	}
 	if (s->s_rm)
 		rds_ib_rdma_done(s, wc);
-	if (s->s_ibmr) {
-		struct rds_ib_mr *ibmr = s->s_ibmr;
-
-		s->s_ibmr = NULL;
-		rds_ib_mr_wr_done(ic, ibmr, wc->status);
-	}
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
 	ic->i_send_tail = (s->s_index + 1) % ic->i_send_nr;
@@ -546,10 +595,6 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 
 	if (!ic->i_qp)
 		return -ENOTCONN;
-	/* Registrations asked for before this message go ahead of it. */
-	ret = rds_ib_mr_post_wrs(ic);
-	if (ret)
-		return ret;
 	do {
 		unsigned int len = min(rm->m_len - off, RDS_FRAG_SIZE);
 		u32 adv;
@@ -563,15 +608,6 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		*pos = hlen + off;
 	} while (off < rm->m_len);
 	return 0;
-}
-
-/* A sender on the path, even with nothing to send: registrations first. */
-void rds_ib_xmit_path_prepare(struct rds_conn_path *cp)
-{
-	struct rds_ib_connection *ic = cp->cp_transport_data;
-
-	if (ic->i_qp)
-		rds_ib_mr_post_wrs(ic);
 }
 
 /* An ack asked for and not piggybacked on this batch goes out alone. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* /proc/sys/net/rds/ib: ring sizes, retries, ACK timeout and flow control,
  * global as in-tree, read when a queue pair is built (a change applies to
- * the next connection); max_recv_allocation applies at once.
+ * the next connection); max_recv_allocation and max_mrs_per_device apply
+ * at once, and so do the accept limits (ours), global too but counted per
+ * netns: a lower limit refuses new requests and drops nothing accepted.
  */
 #include <linux/mm.h>
 #include <linux/sysctl.h>
@@ -18,8 +20,16 @@ unsigned int rds_ib_sysctl_retry_count = RDS_IB_DEFAULT_RETRY_COUNT;
 unsigned int rds_ib_sysctl_ack_timeout;
 /* Off by default, as in-tree: a connection uses it if both sides ask. */
 unsigned int rds_ib_sysctl_flow_control;
-/* Receive fragments all connections together may hold; set at init. */
+/* Receive pages all connections together may hold; a ring always gets
+ * pages up to its own size, beyond it only under this (recv.c).  Set at
+ * init.
+ */
 unsigned long rds_ib_sysctl_max_recv_allocation;
+/* Regions mapped on one device at most (mr.c); applies at once. */
+unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
+unsigned int rds_ib_sysctl_max_accepted_per_peer = RDS_IB_DEFAULT_ACCEPT_PER_PEER;
+/* Set at init. */
+unsigned int rds_ib_sysctl_max_accepted;
 
 static unsigned long rds_ib_wr_min = 1;
 static unsigned long rds_ib_wr_max = U32_MAX;
@@ -92,8 +102,45 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
 	},
+	{
+		.procname	= "max_mrs_per_device",
+		.data		= &rds_ib_sysctl_max_mrs_per_device,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "max_accepted_per_peer",
+		.data		= &rds_ib_sysctl_max_accepted_per_peer,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "max_accepted",
+		.data		= &rds_ib_sysctl_max_accepted,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+	},
 	{ }
 };
+
+/* Every accepted connection has a send ring of its own (1 MiB at the
+ * default size) which nothing else bounds, unlike its receive pages
+ * (max_recv_allocation): at most a quarter of memory goes to those rings
+ * by default, but never fewer than 256 connections, nor more than
+ * RDS_IB_DEFAULT_ACCEPT_MAX.
+ */
+static unsigned int rds_ib_default_max_accepted(const struct sysinfo *si)
+{
+	unsigned long ring = RDS_IB_DEFAULT_SEND_WR * RDS_FRAG_SIZE;
+	unsigned long n = si->totalram / 4 / (ring / PAGE_SIZE);
+
+	return clamp_t(unsigned long, n, 256, RDS_IB_DEFAULT_ACCEPT_MAX);
+}
 
 int rds_ib_sysctl_init(void)
 {
@@ -103,6 +150,7 @@ int rds_ib_sysctl_init(void)
 	si_meminfo(&si);
 	rds_ib_sysctl_max_recv_allocation = si.totalram / 3 * PAGE_SIZE /
 					    RDS_FRAG_SIZE;
+	rds_ib_sysctl_max_accepted = rds_ib_default_max_accepted(&si);
 	/* The sentinel is not an entry: 6.11 and later check every one. */
 	rds_ib_sysctl_hdr = rds_compat_register_net_sysctl(&init_net, "net/rds/ib",
 							   rds_ib_sysctl_table,

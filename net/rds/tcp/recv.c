@@ -228,6 +228,7 @@ void rds_tcp_data_ready(struct sock *sk)
 	void (*ready)(struct sock *sk);
 	struct rds_tcp_connection *tc;
 	struct rds_conn_path *cp;
+	unsigned int napi_id __maybe_unused;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	cp = sk->sk_user_data;
@@ -238,6 +239,14 @@ void rds_tcp_data_ready(struct sock *sk)
 	tc = cp->cp_transport_data;
 	ready = tc->t_orig_data_ready;
 	rds_tcp_stats_inc(RDS_TCP_STAT_DATA_READY_CALLS);
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	/* Where TCP took the packets in: the sockets we deliver to poll it.
+	 * Our own softirq, under the callback lock, is the field's writer.
+	 */
+	napi_id = READ_ONCE(sk->sk_napi_id);
+	if (READ_ONCE(cp->cp_napi_id) != napi_id)
+		WRITE_ONCE(cp->cp_napi_id, napi_id);
+#endif
 	rds_tcp_read_done(cp, rds_tcp_read_sock(tc, sk, GFP_ATOMIC));
 out:
 	read_unlock_bh(&sk->sk_callback_lock);

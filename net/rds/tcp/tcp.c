@@ -126,11 +126,6 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 	kfree(tcn);
 }
 
-static bool rds_tcp_t_unloading(struct rds_connection *conn)
-{
-	return READ_ONCE(rds_tcp_unloading_flag);
-}
-
 struct rds_transport rds_tcp_transport = {
 	.t_name			= "tcp",
 	.t_owner		= THIS_MODULE,
@@ -150,7 +145,6 @@ struct rds_transport rds_tcp_transport = {
 	.inc_copy_to_user	= rds_tcp_inc_copy_to_user,
 	.inc_free		= rds_tcp_inc_free,
 	.stats_info_copy	= rds_tcp_stats_info_copy,
-	.t_unloading		= rds_tcp_t_unloading,
 };
 
 static __net_init int rds_tcp_net_init(struct net *net)

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A socket's send buffer, counted per destination address.
+ *
+ * In-tree RDS counts one socket's queued bytes in one sum against
+ * SO_SNDBUF.  Messages leave that sum only when the peer acknowledges them,
+ * so a peer that dies or stops reading keeps its messages there until its
+ * connection fails, minutes later over TCP; meanwhile every send of the
+ * socket, to any other peer, is refused or blocks.  Here SO_SNDBUF bounds
+ * what one destination may hold, and the socket as a whole may hold
+ * net.rds.sndbuf_dests times that.  A socket that talks to one destination
+ * is limited exactly as in-tree; with sndbuf_dests at 1 every socket is.
+ *
+ * POLLOUT must not spin a sender whose one destination is full, nor hide a
+ * free destination from one whose other destination is: it is set when the
+ * socket is below its whole budget and the destination of its last refused
+ * send, if that one still has messages queued, is below its share.  So a
+ * socket that talks to one destination sees in-tree's POLLOUT, and a socket
+ * refused for a dead peer is still free to send to the others (a send to
+ * them succeeds whatever poll() says).  Blocking senders wait for their
+ * own destination; uncharging wakes them when a destination that refused
+ * someone, or the socket's whole budget, has room again.
+ */
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+
+#include <rds/transport.h>
+#include "sndbuf.h"
+#include "socket.h"
+
+/* How many SO_SNDBUFs one socket may fill in all; see above. */
+unsigned int rds_sysctl_sndbuf_dests = 4;
+
+static u64 rds_sndbuf_budget(struct rds_sock *rs)
+{
+	return (u64)rds_sk_sndbuf(rs) * READ_ONCE(rds_sysctl_sndbuf_dests);
+}
+
+static struct rds_sndbuf_dest *rds_sndbuf_find(struct rds_sock *rs,
+					       const struct in6_addr *addr)
+{
+	struct rds_sndbuf_dest *d;
+
+	hash_for_each_possible(rs->rs_dests, d, d_node, ipv6_addr_hash(addr))
+		if (ipv6_addr_equal(&d->d_addr, addr))
+			return d;
+	return NULL;
+}
+
+int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm)
+{
+	struct rds_sndbuf_dest *d = rds_sndbuf_find(rs, &rm->m_daddr);
+
+	if (d && d->d_bytes >= rds_sk_sndbuf(rs)) {
+		d->d_refused = true;
+		rs->rs_refused_dest = d;
+		return -ENOBUFS;
+	}
+	if (rs->rs_snd_bytes >= rds_sndbuf_budget(rs)) {
+		rs->rs_budget_refused = true;
+		rs->rs_refused_dest = d;
+		return -EAGAIN;
+	}
+	if (!d) {
+		/* rds_sndbuf_prealloc() makes this rare: another sender took
+		 * the spare between its call and ours.
+		 */
+		d = rs->rs_dest_spare ?: kmalloc(sizeof(*d), GFP_ATOMIC | __GFP_NOWARN);
+		if (!d)
+			return -ENOMEM;
+		if (d == rs->rs_dest_spare)
+			rs->rs_dest_spare = NULL;
+		d->d_addr = rm->m_daddr;
+		d->d_bytes = 0;
+		d->d_msgs = 0;
+		d->d_refused = false;
+		hash_add(rs->rs_dests, &d->d_node, ipv6_addr_hash(&d->d_addr));
+	}
+	d->d_bytes += rm->m_len;
+	d->d_msgs++;
+	rs->rs_snd_bytes += rm->m_len;
+	rm->m_sndbuf = d;
+	if (rs->rs_refused_dest == d)
+		rs->rs_refused_dest = NULL;	/* got through after all */
+	return 0;
+}
+
+bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
+{
+	struct rds_sndbuf_dest *d = rm->m_sndbuf;
+	bool wake = false;
+
+	rs->rs_snd_bytes -= rm->m_len;
+	if (rs->rs_budget_refused && rs->rs_snd_bytes < rds_sndbuf_budget(rs)) {
+		rs->rs_budget_refused = false;
+		wake = true;
+	}
+	rm->m_sndbuf = NULL;
+	if (WARN_ON_ONCE(!d))
+		return wake;
+	d->d_bytes -= rm->m_len;
+	if (d->d_refused && d->d_bytes < rds_sk_sndbuf(rs)) {
+		d->d_refused = false;
+		wake = true;
+	}
+	if (--d->d_msgs)
+		return wake;
+	if (rs->rs_refused_dest == d)
+		rs->rs_refused_dest = NULL;
+	hash_del(&d->d_node);
+	if (rs->rs_dest_spare)
+		kfree(d);
+	else
+		rs->rs_dest_spare = d;
+	return wake;
+}
+
+bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm)
+{
+	struct rds_sndbuf_dest *d = rm->m_sndbuf;
+
+	return d && d->d_bytes >= rds_sk_sndbuf(rs) / 2;
+}
+
+bool rds_sndbuf_writable(struct rds_sock *rs)
+{
+	struct rds_sndbuf_dest *d;
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	d = rs->rs_refused_dest;
+	room = rs->rs_snd_bytes < rds_sndbuf_budget(rs) &&
+	       (!d || d->d_bytes < rds_sk_sndbuf(rs));
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	return room;
+}
+
+void rds_sndbuf_prealloc(struct rds_sock *rs)
+{
+	struct rds_sndbuf_dest *d;
+	unsigned long flags;
+
+	if (READ_ONCE(rs->rs_dest_spare))
+		return;
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return;
+	spin_lock_irqsave(&rs->rs_lock, flags);
+	if (!rs->rs_dest_spare) {
+		rs->rs_dest_spare = d;
+		d = NULL;
+	}
+	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	kfree(d);
+}
+
+void rds_sndbuf_destruct(struct rds_sock *rs)
+{
+	WARN_ON_ONCE(!hash_empty(rs->rs_dests));
+	kfree(rs->rs_dest_spare);
+	rs->rs_dest_spare = NULL;
+}
