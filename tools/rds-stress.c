@@ -43,6 +43,9 @@ static __noreturn void usage(int status)
 		"  -v, --verify          fill messages and RDMA buffers with a pattern and check it\n"
 		"  -z, --report-summary  print only the summary\n"
 		"      --json            print only a JSON summary on stdout\n"
+		"      --classic-io      size and drive the sockets as the classic rds-stress does:\n"
+		"                        SO_SNDBUF and SO_RCVBUF of tasks x depth x (q + a) x 2,\n"
+		"                        sends only once poll() reported POLLOUT\n"
 		"RDMA (RDS/IB only): every ack does an RDMA READ or WRITE on a buffer its request lent\n"
 		"  -D, --rdma-bytes N    bytes per local vector (default 0: no RDMA)\n"
 		"  -I, --rdma-buffers N  local vectors per RDMA, 1-%u (default 1; also --rdma-vector)\n"
@@ -68,6 +71,7 @@ enum {
 	OPT_RDMA_ALIGNMENT,
 	OPT_RDMA_KEY_O_METER,
 	OPT_CLASSIC,		/* the classic tool's, not ours */
+	OPT_CLASSIC_IO,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "verify", no_argument, NULL, 'v' },
 	{ "report-summary", no_argument, NULL, 'z' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "classic-io", no_argument, NULL, OPT_CLASSIC_IO },
 	{ "help", no_argument, NULL, 'h' },
 	{ "rdma-bytes", required_argument, NULL, 'D' },
 	{ "rdma-buffers", required_argument, NULL, 'I' },
@@ -300,6 +305,9 @@ static void parse_opts(int argc, char **argv, struct stress_run *r)
 			break;
 		case OPT_JSON:
 			r->json = true;
+			break;
+		case OPT_CLASSIC_IO:
+			r->o.classic_io = 1;
 			break;
 		case 'c':
 			break;

@@ -143,6 +143,7 @@ void print_json(const struct stress_run *run, const struct rates *r,
 	printf("{\"role\": \"%s\"", run->active ? "active" : "passive");
 	json_int("tasks", o->tasks);
 	json_int("depth", o->depth);
+	json_bool("classic_io", o->classic_io);
 	json_int("req_bytes", o->req_bytes);
 	json_int("ack_bytes", o->ack_bytes);
 	json_int("tos", o->tos);

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +37,21 @@ static bool stopping(void)
 /*
  * Room for everything that can be in flight on this socket, with slack:
  * RDS counts only half of the buffer size, and a receiver over its limit
- * marks its port congested, which stalls every sender.
+ * marks its port congested, which stalls every sender.  --classic-io asks
+ * for what the classic tool asks, no more: just the pipeline, twice, with
+ * the plain options, which the kernel caps at wmem_max and rmem_max.
  */
 static void size_buffers(int fd, const struct stress_opts *o)
 {
 	uint64_t want = (uint64_t)o->tasks * o->depth * (o->req_bytes + o->ack_bytes);
 	int size;
 
+	if (o->classic_io) {
+		size = want * 2 > INT_MAX ? INT_MAX : (int)(want * 2);
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+		return;
+	}
 	want = want * 4 + 256 * 1024;
 	size = want > (1U << 30) ? 1 << 30 : (int)want;
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
@@ -343,11 +352,53 @@ static bool task_done(struct task *t)
 	return quit > 1 || (quit && task_idle(t));
 }
 
+/* Whether the task has an ack to send, or room for a request. */
+static bool task_wants_send(const struct task *t)
+{
+	const struct stress_opts *o = &t->run->o;
+	unsigned int p;
+
+	for (p = 0; p < o->tasks; p++)
+		if (t->owed_count[p] || (!stopping() && t->outstanding[p] < o->depth))
+			return true;
+	return false;
+}
+
+/*
+ * The classic tool's rhythm: wait for POLLIN only, and for POLLOUT as
+ * well only once there is something to send; send only after poll()
+ * reported POLLOUT. So every send waits for a POLLOUT, and a socket
+ * whose POLLOUT comes late, or lies, shows here as it does there.
+ */
+static void task_loop_classic(struct task *t)
+{
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN | POLLOUT };
+
+	while (!task_done(t)) {
+		if (poll(&pfd, 1, 100) <= 0) {
+			pfd.events = POLLIN | POLLOUT;
+			continue;
+		}
+		if (pfd.revents & POLLIN)
+			recv_batch(t);
+		if (pfd.revents & POLLOUT)
+			send_pending(t);
+		pfd.events = POLLIN;
+		if (task_wants_send(t))
+			pfd.events |= POLLOUT;
+	}
+}
+
 void *task_main(void *arg)
 {
 	struct task *t = arg;
 	struct pollfd pfd = { .fd = t->fd };
 
+	if (t->run->o.classic_io) {
+		task_loop_classic(t);
+		__atomic_store_n(&t->ended, true, __ATOMIC_RELEASE);
+		return NULL;
+	}
 	while (!task_done(t)) {
 		send_pending(t);
 		/*
