@@ -224,14 +224,16 @@ rds_recv() {
 }
 
 # rds_send NS ADDR DST_ADDR DST_PORT MSG...: send each MSG from ADDR (any port)
-# and wait up to 10 s for its answer.
+# and wait up to 30 s for its answer: the first message after a module
+# reload or a netns's churn waits for a connection, which on the debug
+# kernel under CI's load took more than 10.
 rds_send() {
 	in_netns "$1" python3 - "$2" "$3" "$4" "${@:5}" <<-'EOF'
 	import socket, sys
 	addr, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 	s.bind((addr, 0))
-	s.settimeout(10)
+	s.settimeout(30)
 	for msg in sys.argv[4:]:
 	    s.sendto(msg.encode(), (dst, port))
 	    data, src = s.recvfrom(65536)
@@ -245,7 +247,7 @@ rds_exchange() {
 	local log rc i pid
 
 	log=$(mktemp)
-	rds_recv "$3" "$4" "$5" 1 >"$log" 2>&1 &
+	rds_recv "$3" "$4" "$5" 1 40 >"$log" 2>&1 &
 	pid=$!
 	for i in $(seq 100); do
 		grep -q '^bound' "$log" && break

@@ -6,8 +6,8 @@
 # link down/up, a sysctl written through a file opened in a netns that is
 # going away, a TCP connect to 16385 from a throwaway netns, RDS_INFO read
 # while connections come and go, a socket closed while its messages wait
-# for retransmission, rmmod of rds_tcp. A hundred rounds (three on slow
-# kernels) where a round is cheap; ten (one) where each makes and deletes
+# for retransmission, rmmod of rds_tcp. Forty rounds (three on slow
+# kernels) where a round is cheap; five (one) where each makes and deletes
 # a netns or reloads a module, which costs seconds under TCG;
 # RDS_RACE_ROUNDS=N sets both, for a longer run than CI has time for.
 # Nothing acknowledged may be lost where traffic is checked, and the
@@ -17,8 +17,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
 
-rounds=${RDS_RACE_ROUNDS:-$(tcp_count 100 3)}
-netns_rounds=${RDS_RACE_ROUNDS:-$(tcp_count 10 1)}
+rounds=${RDS_RACE_ROUNDS:-$(tcp_count 40 3)}
+netns_rounds=${RDS_RACE_ROUNDS:-$(tcp_count 5 1)}
 
 # Traffic that outlasts the loop and is killed at its end.
 background_traffic() {

@@ -10,6 +10,9 @@
 # both ends), with a static neighbour entry; the receiving veth must accept
 # packets from a local source (accept_local, no rp_filter).
 # ib_cleanup undoes it all. Returns 4 (skip) without rdma_rxe.
+#
+#   RDS_IB_INTREE=1  ib_setup loads the distribution's in-tree rds_rdma
+#                    instead of ours (the intree guest's runs of our tests)
 
 IA=10.77.0.1
 IB=10.77.0.2
@@ -41,18 +44,25 @@ ib_have_rxe() {
 ib_paths() {
 	local mac0 mac1
 
-	mac0=$(cat /sys/class/net/rv0/address)
-	mac1=$(cat /sys/class/net/rv1/address)
-	ip neigh replace $IB lladdr "$mac1" dev rv0 nud permanent &&
-	ip neigh replace $IA lladdr "$mac0" dev rv1 nud permanent || return 1
-	ip route replace $IB/32 dev rv0 src $IA table 101 &&
-	ip route replace $IA/32 dev rv1 src $IB table 102
+	read -r mac0 </sys/class/net/rv0/address &&
+	read -r mac1 </sys/class/net/rv1/address || return 1
+	ip -batch - <<-EOF
+	neigh replace $IB lladdr $mac1 dev rv0 nud permanent
+	neigh replace $IA lladdr $mac0 dev rv1 nud permanent
+	route replace $IB/32 dev rv0 src $IA table 101
+	route replace $IA/32 dev rv1 src $IB table 102
+	EOF
 }
 
 ib_rxe_add() {
 	rdma link add rxe0 type rxe netdev rv0 &&
 	rdma link add rxe1 type rxe netdev rv1
 }
+
+# Each process costs seconds on the debug kernel under TCG (two to four
+# for an `ip` or a `sysctl`, measured): the setup and cleanup every IB
+# test goes through write /proc/sys themselves and give ip its commands
+# in one batch, which took them from some 70 s down to a few.
 
 # ib_link_setup: the two rxe devices on their veth pair, no RDS stack loaded
 # (make bench loads either stack on it). 4 for no rxe.
@@ -65,28 +75,38 @@ ib_link_setup() {
 	ib_cleanup
 	modprobe rdma_cm || return 1
 	# rds_traffic asks for 4 MiB socket buffers: 1 MiB messages need them.
-	IB_WMEM_MAX=$(sysctl -n net.core.wmem_max)
-	IB_RMEM_MAX=$(sysctl -n net.core.rmem_max)
-	sysctl -qw net.core.wmem_max=4194304 net.core.rmem_max=4194304
+	read -r IB_WMEM_MAX </proc/sys/net/core/wmem_max
+	read -r IB_RMEM_MAX </proc/sys/net/core/rmem_max
+	echo 4194304 >/proc/sys/net/core/wmem_max &&
+	echo 4194304 >/proc/sys/net/core/rmem_max || return 1
 	ip link add rv0 type veth peer name rv1 || return 1
 	for d in rv0 rv1; do
-		sysctl -qw net.ipv4.conf.$d.accept_local=1 \
-			net.ipv4.conf.$d.rp_filter=0 || return 1
+		echo 1 >/proc/sys/net/ipv4/conf/$d/accept_local &&
+		echo 0 >/proc/sys/net/ipv4/conf/$d/rp_filter || return 1
 	done
-	sysctl -qw net.ipv4.conf.all.rp_filter=0
-	ip addr add $IA/32 dev rv0 && ip addr add $IB/32 dev rv1 || return 1
-	ip link set rv0 up && ip link set rv1 up || return 1
+	echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
 	# The local table moves behind our two rules.
-	ip rule add pref 1000 lookup local && ip rule del pref 0 || return 1
-	ip rule add pref 101 from $IA to $IB oif rv0 lookup 101 &&
-	ip rule add pref 102 from $IB to $IA oif rv1 lookup 102 || return 1
+	ip -batch - <<-EOF || return 1
+	addr add $IA/32 dev rv0
+	addr add $IB/32 dev rv1
+	link set rv0 up
+	link set rv1 up
+	rule add pref 1000 lookup local
+	rule del pref 0
+	rule add pref 101 from $IA to $IB oif rv0 lookup 101
+	rule add pref 102 from $IB to $IA oif rv1 lookup 102
+	EOF
 	ib_paths || return 1
 	ib_rxe_add
 }
 
 ib_setup() {
 	ib_link_setup || return
-	rds_load rdma || return 1
+	if [ "${RDS_IB_INTREE:-0}" = 1 ]; then
+		intree_load rdma || return 1
+	else
+		rds_load rdma || return 1
+	fi
 	# Path drops and rdma_cm events, for ib_diag.
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	# Not on a kernel without CONFIG_DYNAMIC_DEBUG (the debug build).
@@ -122,14 +142,21 @@ ib_start() {
 
 ib_cleanup() {
 	rds_unload
-	[ -z "$IB_WMEM_MAX" ] || sysctl -qw net.core.wmem_max="$IB_WMEM_MAX" \
-		net.core.rmem_max="$IB_RMEM_MAX"
-	rdma link del rxe0 2>/dev/null
-	rdma link del rxe1 2>/dev/null
-	ip link del rv0 2>/dev/null
-	ip rule del pref 101 2>/dev/null
-	ip rule del pref 102 2>/dev/null
-	if ! ip rule show pref 0 | grep -q local; then
+	if [ -n "$IB_WMEM_MAX" ]; then
+		echo "$IB_WMEM_MAX" >/proc/sys/net/core/wmem_max
+		echo "$IB_RMEM_MAX" >/proc/sys/net/core/rmem_max
+	fi
+	[ ! -e /sys/class/infiniband/rxe0 ] || rdma link del rxe0
+	[ ! -e /sys/class/infiniband/rxe1 ] || rdma link del rxe1
+	# -force goes past what is not there.
+	ip -force -batch - >/dev/null 2>&1 <<-EOF
+	link del rv0
+	rule del pref 101
+	rule del pref 102
+	EOF
+	# The local table back in front, once (a second rule for it would
+	# outlive the next setup's move).
+	if [[ "$(ip rule show pref 0)" != *local* ]]; then
 		ip rule add pref 0 lookup local
 		ip rule del pref 1000 2>/dev/null
 	fi
@@ -146,9 +173,59 @@ ib_warm() {
 	return 1
 }
 
+# ib_first_ping DESC PLAN SRC DST [SRC DST...]: the test point DESC, each
+# SRC to its DST connected (ib_warm) and answering 3 rds-pings. Nothing
+# else can work without the connections, so when they do not come the test
+# ends there, its remaining points up to PLAN failed, rather than waiting
+# for them once a point.
+ib_first_ping() {
+	local desc=$1 plan=$2 cmd=
+
+	shift 2
+	while [ $# -ge 2 ]; do
+		cmd+="ib_warm $1 $2 && '$BIN/rds-ping' -c 3 -i 0.2 -I $1 $2 && "
+		shift 2
+	done
+	ktap_test "$desc" bash -c "$(declare -f ib_warm); BIN='$BIN'; ${cmd}true" &&
+		return
+	ib_diag
+	ib_cleanup
+	while [ $ktap_num -lt "$plan" ]; do
+		ktap_fail "not run: no RDS/IB connection"
+	done
+	ktap_finished
+}
+
 # ib_both_warm: ib_warm both ways between the rxe pair's addresses.
 ib_both_warm() {
 	ib_warm $IA $IB && ib_warm $IB $IA
+}
+
+# ib_traffic_across DESC BOUNCE ARGS...: rds_traffic ARGS in the background
+# while the function BOUNCE takes the link away and back; one point, DESC,
+# passed when BOUNCE did and every message arrived exactly once, in order.
+ib_traffic_across() {
+	local desc=$1 bounce=$2 traffic bounced ok
+	shift 2
+
+	"$BIN/rds_traffic" "$@" &
+	traffic=$!
+	"$bounce"
+	bounced=$?
+	wait $traffic
+	ok=$?
+	ib_both_ok "$desc" $bounced $ok
+}
+
+# ib_both_ok DESC LINK_RC TRAFFIC_RC: the point "DESC: nothing lost" when
+# both the link's bounce and the traffic across it went right.
+ib_both_ok() {
+	if [ "$2" = 0 ] && [ "$3" = 0 ]; then
+		ktap_ok "$1: nothing lost"
+	else
+		ktap_fail "$1 (link $2, traffic $3)"
+		ib_diag
+	fi
 }
 
 # ib_diag: what a failure needs to be understood.
@@ -185,4 +262,15 @@ ib_setup6() {
 	mac1=$(cat /sys/class/net/rv1/address)
 	ip -6 neigh replace $IB6 lladdr "$mac1" dev rv0 nud permanent &&
 	ip -6 neigh replace $IA6 lladdr "$mac0" dev rv1 nud permanent
+}
+
+# ib_golden: rds_rdma.py golden on the rxe pair, whichever stack is loaded,
+# against the golden file made from the in-tree modules; the differences
+# as a unified diff.
+ib_golden() {
+	local dir out
+
+	dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	out=$(python3 "$dir/rds_rdma.py" golden $IA $IB 2>&1)
+	diff -u "$dir/rds_rdma.golden" - <<<"$out"
 }

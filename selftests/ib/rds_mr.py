@@ -9,6 +9,8 @@ import ctypes
 import errno
 import mmap
 import os
+import pwd
+import resource
 import socket
 import struct
 import subprocess
@@ -18,7 +20,8 @@ import time
 SOL_RDS = 276
 RDS_GET_MR, RDS_FREE_MR, RDS_GET_MR_FOR_DEST, SO_RDS_TRANSPORT = 2, 3, 7, 8
 RDS_TRANS_IB, RDS_TRANS_TCP = 0, 2
-RDS_CMSG_RDMA_ARGS = 1
+RDS_CMSG_RDMA_ARGS, RDS_CMSG_RDMA_MAP = 1, 3
+RDS_RDMA_READWRITE = 0x1
 RDS_RDMA_INVALIDATE, RDS_RDMA_USE_ONCE = 0x4, 0x8
 PAGE = mmap.PAGESIZE
 
@@ -254,6 +257,218 @@ def case_many(addr, n):
     check(pins() == base, "close: every pin back")
 
 
+def rdma_write(s, peer, port, cookie, addr, length):
+    """sendmsg with an RDMA WRITE of [addr, addr + length) to @cookie."""
+    vec = ctypes.create_string_buffer(struct.pack("=QQ", addr, length))
+    args = struct.pack("=QQQQQQQ", cookie, 0, length, ctypes.addressof(vec),
+                       1, RDS_RDMA_READWRITE, 1)
+    s.sendmsg([b"w"], [(SOL_RDS, RDS_CMSG_RDMA_ARGS, args)], 0,
+              (peer, port))
+
+
+def rdma_map(s, peer, port, addr, length):
+    """sendmsg with RDS_CMSG_RDMA_MAP of [addr, addr + length)."""
+    s.sendmsg([b"m"], [(SOL_RDS, RDS_CMSG_RDMA_MAP, mr_args(addr, length))],
+              0, (peer, port))
+
+
+def wait_pins(want, what):
+    """Pins of a message go when the peer acknowledged it."""
+    for i in range(100):
+        if pins() == want:
+            break
+        time.sleep(0.1)
+    check(pins() == want, what)
+
+
+def as_nobody(memlock_pages, fn, *args):
+    """Runs fn(sync, *args) in a child as nobody, without capabilities,
+    with RLIMIT_MEMLOCK at @memlock_pages. sync(what, n), in the child,
+    has the parent (root: pins() needs it) check that n pages more than
+    before the child are pinned."""
+    base = pins()
+    nobody = pwd.getpwnam("nobody")
+    up_r, up_w = os.pipe()          # child -> parent: "N what"
+    down_r, down_w = os.pipe()      # parent -> child: 1 (as said) or 0
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(up_r)
+            os.close(down_w)
+            lim = memlock_pages * PAGE
+            resource.setrlimit(resource.RLIMIT_MEMLOCK, (lim, lim))
+            os.setgroups([])
+            os.setresgid(nobody.pw_gid, nobody.pw_gid, nobody.pw_gid)
+            os.setresuid(nobody.pw_uid, nobody.pw_uid, nobody.pw_uid)
+            with open("/proc/self/status") as f:
+                eff = [ln for ln in f if ln.startswith("CapEff:")][0]
+            check(int(eff.split()[1], 16) == 0,
+                  "uid %d, no capability, RLIMIT_MEMLOCK %d pages" %
+                  (os.getuid(), memlock_pages))
+
+            def sync(what, n):
+                sys.stdout.flush()
+                os.write(up_w, ("%d %s\n" % (n, what)).encode())
+                if os.read(down_r, 1) != b"1":
+                    raise Fail("%s: not %d pages pinned" % (what, n))
+
+            fn(sync, *args)
+            code = 0
+        except Exception as e:
+            # Whatever it is, the child must not go on as the parent.
+            print("FAIL:", e)
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    os.close(up_w)
+    os.close(down_r)
+    with os.fdopen(up_r) as f:
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            n, what = line.rstrip("\n").split(" ", 1)
+            got = pins() - base
+            print("%s: %d pages pinned" % (what, got))
+            os.write(down_w, b"1" if got == int(n) else b"0")
+    os.close(down_w)
+    _, status = os.waitpid(pid, 0)
+    if status:
+        raise Fail("the child as nobody failed")
+
+
+MEMLOCK = 16
+
+
+def memlock_regions(sync, addr, peer, port, cookie):
+    """Regions up to RLIMIT_MEMLOCK, then one region, one RDMA WRITE and
+    one RDMA_MAP beyond it: ENOMEM, nothing pinned; a free gives its pages'
+    worth back. Last, a WRITE that fits, and the socket closed at once."""
+    s = rds_socket(addr)
+    buf = Buffer(2 * MEMLOCK)
+    c1 = get_mr(s, buf.addr, 10 * PAGE)
+    sync("a region of 10 pages", 10)
+    expect_errno("7 pages more", errno.ENOMEM,
+                 get_mr, s, buf.addr + 10 * PAGE, 7 * PAGE)
+    sync("after it", 10)
+    c2 = get_mr(s, buf.addr + 10 * PAGE + 100, 5 * PAGE)
+    sync("6 pages more (unaligned): at the limit", 16)
+    expect_errno("one page more", errno.ENOMEM, get_mr, s, buf.addr, 1)
+    expect_errno("RDMA WRITE of one page", errno.ENOMEM,
+                 rdma_write, s, peer, port, cookie, buf.addr, PAGE)
+    expect_errno("RDMA_MAP of one page", errno.ENOMEM,
+                 rdma_map, s, peer, port, buf.addr, PAGE)
+    sync("after them", 16)
+    free_mr(s, c1)
+    sync("FREE_MR of the 10 pages", 6)
+    c1 = get_mr(s, buf.addr + PAGE, 10 * PAGE)
+    sync("10 pages again", 16)
+    free_mr(s, c1)
+    free_mr(s, c2)
+    sync("both freed", 0)
+    # Unpinned when the peer acknowledged it, or when the socket's close
+    # drops it: either way the charge must go back once.
+    rdma_write(s, peer, port, cookie, buf.addr, 4 * PAGE)
+    print("RDMA WRITE of 4 pages: sent")
+    s.close()
+
+
+def memlock_again(sync, addr):
+    """The whole allowance is there again, not a page more."""
+    s = rds_socket(addr)
+    buf = Buffer(MEMLOCK + 1)
+    # The WRITE's pages are unpinned a moment before their charge goes.
+    for i in range(20):
+        try:
+            c = get_mr(s, buf.addr, MEMLOCK * PAGE)
+            break
+        except OSError as e:
+            if e.errno != errno.ENOMEM or i == 19:
+                raise
+            time.sleep(0.1)
+    sync("a region of %d pages" % MEMLOCK, MEMLOCK)
+    expect_errno("one page more", errno.ENOMEM,
+                 get_mr, s, buf.addr + MEMLOCK * PAGE, PAGE)
+    free_mr(s, c)
+    sync("freed", 0)
+    s.close()
+
+
+def case_memlock(addr, peer):
+    """RLIMIT_MEMLOCK of a user without CAP_IPC_LOCK: the pages of regions
+    and RDMA operations are charged while pinned, ENOMEM beyond it with
+    nothing left pinned, and every charge goes back exactly once (a second
+    child gets the whole allowance, and not a page more)."""
+    base = pins()
+    owner = rds_socket(peer, port=4311)
+    obuf = Buffer(4)
+    cookie = get_mr(owner, obuf.addr, 4 * PAGE)
+    as_nobody(MEMLOCK, memlock_regions, addr, peer, 4311, cookie)
+    wait_pins(base + 4, "the WRITE's pages unpinned")
+    as_nobody(MEMLOCK, memlock_again, addr)
+    owner.close()
+    check(pins() == base, "every pin back")
+
+
+def sysctl(path, value=None):
+    path = "/proc/sys/net/rds/" + path
+    with open(path) as f:
+        old = f.read().strip()
+    if value is not None:
+        with open(path, "w") as f:
+            f.write(str(value))
+    return old
+
+
+def case_caps(addr, peer):
+    """net.rds.max_mrs_per_socket and net.rds.ib.max_mrs_per_device: one
+    region beyond either is EAGAIN (RDS_GET_MR and RDS_CMSG_RDMA_MAP) and
+    pins nothing; a free makes room for one."""
+    base = pins()
+    per_sock = sysctl("max_mrs_per_socket", 4)
+    per_dev = sysctl("ib/max_mrs_per_device")
+    try:
+        buf = Buffer(8)
+        s = rds_socket(addr)
+        cs = [get_mr(s, buf.addr + i * PAGE, PAGE) for i in range(4)]
+        check(pins() - base == 4, "max_mrs_per_socket 4: 4 regions")
+        expect_errno("a 5th", errno.EAGAIN, get_mr, s, buf.addr, PAGE)
+        expect_errno("RDMA_MAP", errno.EAGAIN,
+                     rdma_map, s, peer, 4311, buf.addr, PAGE)
+        check(pins() - base == 4, "nothing pinned by them")
+        other = rds_socket(addr)
+        c = get_mr(other, buf.addr, PAGE)
+        print("another socket: GET_MR ok")
+        free_mr(s, cs.pop())
+        cs.append(get_mr(s, buf.addr + 4 * PAGE, PAGE))
+        print("FREE_MR of one, GET_MR again: ok")
+
+        sysctl("max_mrs_per_socket", per_sock)
+        sysctl("ib/max_mrs_per_device", 6)
+        cs.append(get_mr(s, buf.addr + 5 * PAGE, PAGE))
+        check(pins() - base == 6, "max_mrs_per_device 6: 6 regions")
+        expect_errno("a 7th, other socket", errno.EAGAIN,
+                     get_mr, other, buf.addr, PAGE)
+        expect_errno("a 7th", errno.EAGAIN, get_mr, s, buf.addr, 2 * PAGE)
+        check(pins() - base == 6, "nothing pinned by them")
+        free_mr(other, c)
+        c = get_mr(s, buf.addr + 6 * PAGE, PAGE)
+        print("FREE_MR on the other socket, GET_MR: ok")
+        other.close()
+        s.close()
+        check(pins() == base, "close: every pin back")
+        s = rds_socket(addr)
+        cs = [get_mr(s, buf.addr + i * PAGE, PAGE) for i in range(6)]
+        print("after close: 6 regions again")
+        s.close()
+    finally:
+        sysctl("max_mrs_per_socket", per_sock)
+        sysctl("ib/max_mrs_per_device", per_dev)
+    check(pins() == base, "every pin back")
+
+
 def rdma_link(*args):
     subprocess.run(["rdma", "link"] + list(args), check=True)
 
@@ -308,12 +523,29 @@ def case_linkdel(addr, dev, netdev):
     check(pins() == base, "every pin back")
 
 
+def case_hold(addr, secret):
+    """A region of a page at ADDR holding SECRET (repeated): prints its
+    cookie, keeps it until standard input closes (for another netns's
+    peer to try)."""
+    s = rds_socket(addr)
+    buf = mmap.mmap(-1, PAGE)
+    data = secret.encode()
+    buf[:] = (data * (PAGE // len(data) + 1))[:PAGE]
+    addr_of = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    print("%#x" % get_mr(s, addr_of, PAGE), flush=True)
+    sys.stdin.read()
+    s.close()
+
+
 CASES = {
     "basic": case_basic,
     "errnos": case_errnos,
     "notsupp": case_notsupp,
     "many": case_many,
+    "hold": case_hold,
     "linkdel": case_linkdel,
+    "memlock": case_memlock,
+    "caps": case_caps,
 }
 
 def main(cases):

@@ -45,19 +45,8 @@ link_bounce() {
 	ip link set rv1 up && ib_paths || return 1
 	rdma link del rxe0 && rdma link del rxe1 && ib_rxe_add
 }
-"$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 20000)" \
-	-m 16384 -t 300 &
-traffic=$!
-link_bounce
-bounced=$?
-wait $traffic
-ok=$?
-if [ $bounced = 0 ] && [ $ok = 0 ]; then
-	ktap_ok "ip link set rv1 down and up mid-stream: nothing lost"
-else
-	ktap_fail "ip link set rv1 down and up mid-stream (link $bounced, traffic $ok)"
-	ib_diag
-fi
+ib_traffic_across "ip link set rv1 down and up mid-stream" link_bounce \
+	-T ib -a $IA -b $IB -p 7000 -n "$(ib_count 20000)" -m 16384 -t 300
 
 # Idle: the traffic's sockets are closed, the connections stay up.
 ktap_test "two RDS/IB connections up, no socket" ib_conns_up 2

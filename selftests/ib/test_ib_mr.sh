@@ -5,17 +5,20 @@
 # calls): RDS_GET_MR and RDS_GET_MR_FOR_DEST give cookies before any
 # connection exists, RDS_FREE_MR frees them (with RDS_RDMA_INVALIDATE too,
 # and cookie 0 flushes); in-tree's errnos for every bad request and for
-# transports without RDMA; many regions go with their socket; the rxe
-# device removed under registered regions, which stay pinned until freed;
-# last, rds_rdma unloads. Pins are counted in /proc/vmstat, and the harness
-# fails the run on any splat or kmemleak report.
+# transports without RDMA; many regions go with their socket; a user
+# without CAP_IPC_LOCK held to RLIMIT_MEMLOCK (regions and RDMA operations,
+# ENOMEM beyond) and the region caps per socket and per device (EAGAIN
+# beyond); the rxe device removed under registered regions, which stay
+# pinned until freed; last, rds_rdma unloads. Pins are counted in
+# /proc/vmstat, and the harness fails the run on any splat or kmemleak
+# report.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
 MR="python3 $(dirname "$0")/rds_mr.py"
 
-ktap_plan 7
+ktap_plan 9
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "GET_MR, GET_MR_FOR_DEST, FREE_MR (invalidate, flush), no connection" \
@@ -31,6 +34,11 @@ ktap_test "TCP and loopback sockets: EOPNOTSUPP, FREE_MR EINVAL" notsupp
 n=$(ib_count 10000 500)
 ktap_test "$n regions, then close: every one released" \
 	$MR many $IA "$n"
+
+ktap_test "RLIMIT_MEMLOCK as nobody: regions and RDMA ops, ENOMEM, nothing pinned" \
+	$MR memlock $IA $IB || ib_diag
+ktap_test "max_mrs_per_socket, max_mrs_per_device: EAGAIN, room after a free" \
+	$MR caps $IA $IB || ib_diag
 
 ktap_test "rdma link del under registered regions, FREE_MR, close, link back" \
 	$MR linkdel $IA rxe0 rv0 || ib_diag

@@ -43,7 +43,7 @@ lossy_link_sysctls() {
 		sysctl -qw net.rds.ib.ack_timeout=14
 }
 
-ktap_plan 5
+ktap_plan 6
 ib_start "rxe pair, rds_rdma set up, retry_count 6, ack_timeout 14" lossy_link_sysctls
 
 # Connect on a clean link: rdma_cm's own exchanges have few retries.
@@ -55,13 +55,21 @@ fi
 ktap_test "netem loss/corrupt/duplicate 5% on rv0 and rv1" netem_on
 
 # The integrity run of test_ib_traffic.sh, 1 B .. 1 MiB, under netem, at
-# a tenth of its count: rxe answers a loss by sending again all that
-# followed it, and at some 30 messages a second (against 400 on the clean
-# link) 20,000 would take ten minutes.
-n=$(ib_count 2000 200)
+# a twentieth of its count: rxe answers a loss by sending again all that
+# followed it, and at some 20 messages a second (against 400 on the clean
+# link) 20,000 would take a quarter of an hour.
+n=$(ib_count 500 200)
 ktap_test "$n messages of 1 B .. 1 MiB, 2+2 sockets, both ways, under netem" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 32768 -M 1048576 -t 500 ||
 	ib_diag
+# The small cluster of test_ib_selfaddr.sh under the same netem: 3
+# sockets on each address, each to every other, those on its own address
+# included (whose connections to themselves stay off the veths), with
+# its 20,000 messages: mostly small, they go at 200 a second here.
+n=$(ib_count 6000 1000)
+ktap_test "$n messages of 1 B .. 64 KiB, 3+3 sockets, each to every other, under netem" \
+	"$BIN/rds_traffic" -T ib -X -a $IA -b $IB -k 3 -p 7000 -n "$n" -m 8192 \
+	-M 65536 -t 500 || ib_diag
 netem_off
 n=$(ib_count 100)
 ktap_test "then $n messages up to 1 MiB on the clean link" \

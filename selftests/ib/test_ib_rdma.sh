@@ -8,7 +8,8 @@
 # regions; RDS_CMSG_RDMA_DEST and RDS_CMSG_RDMA_MAP; atomics (FADD from
 # four senders at once, CSWP, the masked ones rxe lacks); RDS_RDMA_SILENT;
 # in-tree's errnos for bad requests and for transports without RDMA; MRs
-# invalidated and taken again from the device's pool, old keys dead; a
+# invalidated and taken again from the pool, old keys dead, new ones
+# random; a region exposes the bytes named, not whole pages; a
 # region freed under WRITEs in flight; `rdma link del` under WRITEs in
 # flight. Pins are
 # counted in /proc/vmstat, and the harness fails the run on any splat or
@@ -19,7 +20,7 @@
 
 RDMA="python3 $(dirname "$0")/rds_rdma.py"
 
-ktap_plan 13
+ktap_plan 14
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "WRITE and READ, 1 B .. 1 MiB, data and statuses" \
@@ -41,6 +42,8 @@ notsupp() {
 ktap_test "TCP and loopback sockets: EOPNOTSUPP" notsupp
 ktap_test "MR pools: LOCAL_INV, reuse, stale keys, close with many" \
 	$RDMA pool $IA $IB || ib_diag
+ktap_test "a region exposes its bytes, not its pages" \
+	$RDMA exact $IA $IB || ib_diag
 ktap_test "region freed under WRITEs in flight" \
 	$RDMA freed $IA $IB || ib_diag
 ktap_test "rdma link del under WRITEs in flight, link back" \

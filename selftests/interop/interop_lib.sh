@@ -6,7 +6,11 @@
 #
 # Guest a has the smaller address, so it is the TCP client of every path;
 # b, the larger, pings first, which makes it connect, get refused and be
-# connected to. The two pair tests put our stack on either end.
+# connected to. The two pair tests put our stack on either end. Ours runs
+# with heartbeats on (issue 26): the traffic is the same, and the in-tree
+# peer answers the heartbeats of the idle connection after it.
+
+. "$(dirname "${BASH_SOURCE[0]}")/heartbeat_lib.sh"
 
 interop_count() {
 	if [ "$RDS_PROFILE" = short ]; then
@@ -41,10 +45,11 @@ interop_test() {
 	local ours=$1 n
 	n=$(interop_count)
 
-	ktap_plan 5
+	ktap_plan 6
 	ktap_test "link to $RDS_PAIR_PEER" pair_link_up || ktap_finished
 	if [ "$RDS_PAIR_ROLE" = "$ours" ]; then
 		ktap_test "load our rds_tcp" rds_load tcp || ktap_finished
+		hb_on
 	else
 		ktap_test "modprobe rds_tcp (in-tree)" intree_load || ktap_finished
 	fi
@@ -63,6 +68,11 @@ interop_test() {
 		"$BIN/rds-info" -n -s -t -r -T -c | sed 's/^/# /'
 		ss -tni '( sport = :16385 or dport = :16385 )' | sed 's/^/# /'
 	fi
-	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|recv_drop|cong_' | sed 's/^/# /'
+	if [ "$RDS_PAIR_ROLE" = "$ours" ]; then
+		ktap_test "our heartbeats answered by the in-tree peer" hb_answered
+	else
+		ktap_test "up while the peer's heartbeats go on" hb_peer_waits
+	fi
+	"$BIN/rds-info" -c | grep -E 'tcp_|conn_reset|conn_heart|recv_drop|cong_' | sed 's/^/# /'
 	ktap_finished
 }

@@ -57,8 +57,10 @@ install_debs() {
 		cp -r "$debs/ccache" /tmp/ccache
 		cache=(LC_ALL=C LANG=C DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=/tmp/ccache)
 	fi
-	env "${cache[@]}" dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-tools_*_amd64.deb >"$log" 2>&1
-	rc=$?
+	# Each line with the seconds since the start: where the time goes.
+	env "${cache[@]}" dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-tools_*_amd64.deb 2>&1 |
+		while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$log"
+	rc=${PIPESTATUS[0]}
 	cat "$log"
 	echo "dpkg -i: $((SECONDS - start)) s"
 	[ ${#cache[@]} = 0 ] || CCACHE_DIR=/tmp/ccache ccache -s | grep -iE 'hits|misses'

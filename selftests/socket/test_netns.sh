@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-debug: run: namespace exit with sockets and connections
 # rds-cost: 35
 #
 # Network namespaces holding RDS sockets: each namespace has its own bind

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-debug: run: every socket call and option, with KASAN
 #
 # The RDS socket API: errnos of bad input, bind/connect/getname, options,
 # info tables, ioctl and poll (rds_sock_api), traffic over the loopback
@@ -34,7 +35,24 @@ ping_enable_works() {
 	echo 1 >"$SYS/ping_enable"
 }
 
-ktap_plan 9
+# Ours only (Documentation/rds.rst, "A dead or slow peer"): defaults,
+# ranges, and the defaults back.
+our_sysctls() {
+	sysctl_is sndbuf_dests 4 && sysctl_is conn_heartbeat_interval_secs 0 &&
+		sysctl_is conn_heartbeat_timeout_secs 10 &&
+		sysctl_set sndbuf_dests 1 && sysctl_set sndbuf_dests 64 &&
+		sysctl_refused sndbuf_dests 0 && sysctl_refused sndbuf_dests 65 &&
+		sysctl_set conn_heartbeat_interval_secs 86400 &&
+		sysctl_refused conn_heartbeat_interval_secs 86401 &&
+		sysctl_refused conn_heartbeat_interval_secs -1 &&
+		sysctl_set conn_heartbeat_interval_secs 0 &&
+		sysctl_set conn_heartbeat_timeout_secs 1 &&
+		sysctl_refused conn_heartbeat_timeout_secs 0 &&
+		sysctl_refused conn_heartbeat_timeout_secs abc &&
+		sysctl_set conn_heartbeat_timeout_secs 10 && sysctl_set sndbuf_dests 4
+}
+
+ktap_plan 10
 if ! rds_load; then
 	ktap_fail "load rds.ko"
 	ktap_finished
@@ -50,6 +68,7 @@ ktap_test "sysctls have their defaults" sysctl_defaults
 ktap_test "sysctls take valid values" sysctl_writes
 ktap_test "sysctls refuse bad values" sysctl_bad_values
 ktap_test "ping_enable=0 silences pongs" ping_enable_works
+ktap_test "sndbuf_dests and the heartbeat sysctls: defaults, ranges" our_sysctls
 ktap_test "sysctls restored" sysctl_restore
 ktap_test "rds.ko unloads" rds_unload
 ktap_finished

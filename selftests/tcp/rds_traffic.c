@@ -14,7 +14,7 @@
  *   rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B] [-p PORT]
  *               [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE] [-d ab|ba|both]
  *               [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l LINGER_S]]
- *               [-T tcp|ib] [-M BIG_SIZE] [-R]
+ *               [-T tcp|ib] [-M BIG_SIZE] [-R] [-X]
  *
  * An IPv6 address may name its link, fe80::1%veth0: each side binds on its
  * own, and sends to a link-local peer over it.
@@ -25,6 +25,9 @@
  * -R is for runs under fault injection: ENOMEM from sendto() or recvmsg()
  * means the call did nothing, and is tried again (a recvmsg() that lost
  * the message it failed on shows up as a gap).
+ * -X makes the mesh whole: every socket sends to every other one, those of
+ * its own side (its own address) included, so that one node checks its
+ * connections to itself as well as those between its addresses.
  * -n is the total over all pairs.  Exit status 0 when every message
  * arrived exactly once and in order, and nothing more came within a
  * second after the last.
@@ -70,7 +73,9 @@ struct rsock {
 	double last_err_at;		/* and when */
 };
 
-/* One direction of one pair: sender socket s -> receiver socket r. */
+/* One direction of one pair: sender socket s -> receiver socket r (of the
+ * other side, or with -X of either).
+ */
 struct flow {
 	int active;
 	uint64_t total;
@@ -79,7 +84,8 @@ struct flow {
 };
 
 static struct rsock socks[2][MAX_SOCKS];
-static struct flow flows[2][MAX_SOCKS][MAX_SOCKS];	/* [from side][s][r] */
+/* [from side][s][to side][r] */
+static struct flow flows[2][MAX_SOCKS][2][MAX_SOCKS];
 static int nsocks = 2;
 static uint64_t seed = 1;
 static unsigned int max_size = 65536;
@@ -90,6 +96,7 @@ static int verbose;
 static int only_side = -1;		/* -S: the side opened here, or -1 */
 static int transport = -1;		/* -T: RDS_TRANS_*, or -1 */
 static int got_hello;			/* an empty message came in */
+static int mesh;			/* -X */
 static unsigned char *sbuf, *rbuf;
 
 static uint64_t splitmix64(uint64_t x)
@@ -100,15 +107,17 @@ static uint64_t splitmix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static uint64_t msg_base(int side, int s, int r, uint64_t seq)
+/* A flow within one side (-X) has bit 61 set; the others are as before. */
+static uint64_t msg_base(int side, int s, int to, int r, uint64_t seq)
 {
-	return splitmix64(seed ^ ((uint64_t)side << 62) ^ ((uint64_t)s << 54) ^
+	return splitmix64(seed ^ ((uint64_t)side << 62) ^
+			  ((uint64_t)(side == to) << 61) ^ ((uint64_t)s << 54) ^
 			  ((uint64_t)r << 46) ^ seq);
 }
 
-static unsigned int msg_size(int side, int s, int r, uint64_t seq)
+static unsigned int msg_size(int side, int s, int to, int r, uint64_t seq)
 {
-	uint64_t x = splitmix64(msg_base(side, s, r, seq));
+	uint64_t x = splitmix64(msg_base(side, s, to, r, seq));
 
 	/* The top six bits pick the large ones, the low ones the size. */
 	if (big_size && !(x >> 58))
@@ -131,12 +140,12 @@ static void msg_fill(unsigned char *buf, unsigned int len, uint64_t base)
 
 /* Whether buf/len is message @seq of the pair. */
 static int msg_check(const unsigned char *buf, unsigned int len, int side,
-		     int s, int r, uint64_t seq)
+		     int s, int to, int r, uint64_t seq)
 {
-	uint64_t base = msg_base(side, s, r, seq), w = base, v;
+	uint64_t base = msg_base(side, s, to, r, seq), w = base, v;
 	unsigned int i, words = len / 8;
 
-	if (len != msg_size(side, s, r, seq))
+	if (len != msg_size(side, s, to, r, seq))
 		return 0;
 	for (i = 0; i < words; i++) {
 		memcpy(&v, buf + i * 8, 8);
@@ -329,7 +338,7 @@ static int set_out(int epfd, struct rsock *rs, int want_out)
 /* Sends what this socket may; returns -1 on a hard error. */
 static int pump_send(int epfd, struct rsock *rs, int *congested)
 {
-	int side = rs->side, peer = !side, tries, batch;
+	int side = rs->side, tries, batch, ndst = 2 * nsocks;
 	struct sockaddr_storage tmp;
 
 	for (batch = 0;; batch++) {
@@ -337,11 +346,14 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 		struct rsock *dst;
 		unsigned int len;
 		ssize_t ret;
-		int r = 0;
+		int r = 0, to = 0, d = 0;
 
-		for (tries = 0; tries < nsocks; tries++) {
-			r = (rs->next_dst + tries) % nsocks;
-			f = &flows[side][rs->idx][r];
+		/* Destinations 0..nsocks-1 are side A's, the rest B's. */
+		for (tries = 0; tries < ndst; tries++) {
+			d = (rs->next_dst + tries) % ndst;
+			to = d / nsocks;
+			r = d % nsocks;
+			f = &flows[side][rs->idx][to][r];
 			if (f->active && f->sent < f->total)
 				break;
 			f = NULL;
@@ -351,9 +363,9 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 		/* More to send: EPOLLOUT brings us back after the reads. */
 		if (batch == SEND_BATCH)
 			return set_out(epfd, rs, 1);
-		dst = &socks[peer][r];
-		len = msg_size(side, rs->idx, r, f->sent);
-		msg_fill(sbuf, len, msg_base(side, rs->idx, r, f->sent));
+		dst = &socks[to][r];
+		len = msg_size(side, rs->idx, to, r, f->sent);
+		msg_fill(sbuf, len, msg_base(side, rs->idx, to, r, f->sent));
 		ret = sendto(rs->fd, sbuf, len, 0, dst_addr(rs, dst, &tmp),
 			     dst->addrlen);
 		if (ret < 0) {
@@ -378,30 +390,54 @@ static int pump_send(int epfd, struct rsock *rs, int *congested)
 			return -1;
 		}
 		f->sent++;
-		rs->next_dst = (r + 1) % nsocks;
+		rs->next_dst = (d + 1) % ndst;
 	}
 }
 
-static int find_sender(int side, const struct sockaddr_storage *from)
+static int same_host(const struct sockaddr_storage *a,
+		     const struct sockaddr_storage *b)
 {
-	int i, port = sockaddr_port(from);
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr,
+		       sizeof(struct in6_addr));
+}
 
-	for (i = 0; i < nsocks; i++)
-		if (sockaddr_port(&socks[side][i].addr) == port)
+/* The sender's index in @side, or -1.  With -X its address says which
+ * side it is (*side in, then out); else it is of the other side.
+ */
+static int find_sender(int *side, const struct sockaddr_storage *from)
+{
+	int i, d, port = sockaddr_port(from);
+
+	for (d = 0; d < 2; d++) {
+		if (!mesh && d != *side)
+			continue;
+		for (i = 0; i < nsocks; i++) {
+			if (sockaddr_port(&socks[d][i].addr) != port ||
+			    (mesh && !same_host(&socks[d][i].addr, from)))
+				continue;
+			*side = d;
 			return i;
+		}
+	}
 	return -1;
 }
 
 /* Explains a mismatch: a duplicate, a gap, or garbage. */
 static void diagnose(const unsigned char *buf, unsigned int len, int side,
-		     int s, int r, uint64_t expect)
+		     int s, int to, int r, uint64_t expect)
 {
 	int64_t d;
 
 	for (d = -64; d <= 64; d++) {
 		if (d == 0 || (int64_t)expect + d < 0)
 			continue;
-		if (msg_check(buf, len, side, s, r, expect + d)) {
+		if (msg_check(buf, len, side, s, to, r, expect + d)) {
 			fprintf(stderr, "  it is message %lld (%s)\n",
 				(long long)(expect + d),
 				d < 0 ? "duplicate/old" : "messages lost/reordered");
@@ -413,7 +449,7 @@ static void diagnose(const unsigned char *buf, unsigned int len, int side,
 
 static int pump_recv(struct rsock *rs, int *extra)
 {
-	int side = rs->side, from_side = !side;
+	int side = rs->side, from_side;
 
 	for (;;) {
 		struct sockaddr_storage from;
@@ -446,44 +482,59 @@ static int pump_recv(struct rsock *rs, int *extra)
 			fprintf(stderr, "truncated message\n");
 			return -1;
 		}
-		s = find_sender(from_side, &from);
+		from_side = !side;
+		s = find_sender(&from_side, &from);
 		if (s < 0) {
 			fprintf(stderr, "message from unknown port %d\n",
 				sockaddr_port(&from));
 			return -1;
 		}
-		f = &flows[from_side][s][rs->idx];
+		f = &flows[from_side][s][side][rs->idx];
 		if (!f->active || f->rcvd >= f->total) {
 			fprintf(stderr, "extra message on %c%d -> %c%d (len %zd)\n",
 				"AB"[from_side], s, "AB"[side], rs->idx, ret);
 			(*extra)++;
 			return -1;
 		}
-		if (!msg_check(rbuf, ret, from_side, s, rs->idx, f->rcvd)) {
+		if (!msg_check(rbuf, ret, from_side, s, side, rs->idx, f->rcvd)) {
 			fprintf(stderr,
 				"%c%d -> %c%d: message %llu wrong (len %zd, expected %u)\n",
 				"AB"[from_side], s, "AB"[side], rs->idx,
 				(unsigned long long)f->rcvd, ret,
-				msg_size(from_side, s, rs->idx, f->rcvd));
-			diagnose(rbuf, ret, from_side, s, rs->idx, f->rcvd);
+				msg_size(from_side, s, side, rs->idx, f->rcvd));
+			diagnose(rbuf, ret, from_side, s, side, rs->idx, f->rcvd);
 			return -1;
 		}
 		f->rcvd++;
 	}
 }
 
+/* The flow of index @i, 0 .. 4 * nsocks * nsocks - 1, and its ends. */
+static struct flow *flow_at(int i, int *d, int *s, int *to, int *r)
+{
+	*r = i % nsocks;
+	i /= nsocks;
+	*to = i % 2;
+	i /= 2;
+	*s = i % nsocks;
+	*d = i / nsocks;
+	return &flows[*d][*s][*to][*r];
+}
+
+#define NFLOWS	(4 * nsocks * nsocks)
+
 static void totals(uint64_t *sent, uint64_t *rcvd, uint64_t *total)
 {
-	int d, s, r;
+	int i, d, s, to, r;
 
 	*sent = *rcvd = *total = 0;
-	for (d = 0; d < 2; d++)
-		for (s = 0; s < nsocks; s++)
-			for (r = 0; r < nsocks; r++) {
-				*sent += flows[d][s][r].sent;
-				*rcvd += flows[d][s][r].rcvd;
-				*total += flows[d][s][r].total;
-			}
+	for (i = 0; i < NFLOWS; i++) {
+		struct flow *f = flow_at(i, &d, &s, &to, &r);
+
+		*sent += f->sent;
+		*rcvd += f->rcvd;
+		*total += f->total;
+	}
 }
 
 /*
@@ -495,7 +546,7 @@ static void report_pending(double last_progress)
 {
 	double t = now();
 	struct flow *f;
-	int d, s, r;
+	int i, d, s, to, r;
 
 	fprintf(stderr, "  last message sent or received %.1fs ago\n",
 		t - last_progress);
@@ -512,18 +563,16 @@ static void report_pending(double last_progress)
 					"AB"[d], s, socks[d][s].blocked ?
 					"waits for EPOLLOUT" : "not waiting");
 
-	for (d = 0; d < 2; d++)
-		for (s = 0; s < nsocks; s++)
-			for (r = 0; r < nsocks; r++) {
-				f = &flows[d][s][r];
-				if (!f->active || f->rcvd == f->total)
-					continue;
-				fprintf(stderr, "  %c%d -> %c%d: sent %llu rcvd %llu of %llu\n",
-					"AB"[d], s, "AB"[!d], r,
-					(unsigned long long)f->sent,
-					(unsigned long long)f->rcvd,
-					(unsigned long long)f->total);
-			}
+	for (i = 0; i < NFLOWS; i++) {
+		f = flow_at(i, &d, &s, &to, &r);
+		if (!f->active || f->rcvd == f->total)
+			continue;
+		fprintf(stderr, "  %c%d -> %c%d: sent %llu rcvd %llu of %llu\n",
+			"AB"[d], s, "AB"[to], r,
+			(unsigned long long)f->sent,
+			(unsigned long long)f->rcvd,
+			(unsigned long long)f->total);
+	}
 }
 
 /*
@@ -560,16 +609,14 @@ static int wait_for_peer(double timeout)
 static void progress(uint64_t *have, uint64_t *want)
 {
 	struct flow *f;
-	int d, s, r;
+	int i, d, s, to, r;
 
 	*have = *want = 0;
-	for (d = 0; d < 2; d++)
-		for (s = 0; s < nsocks; s++)
-			for (r = 0; r < nsocks; r++) {
-				f = &flows[d][s][r];
-				*want += f->total;
-				*have += only_side == d ? f->sent : f->rcvd;
-			}
+	for (i = 0; i < NFLOWS; i++) {
+		f = flow_at(i, &d, &s, &to, &r);
+		*want += f->total;
+		*have += only_side == d ? f->sent : f->rcvd;
+	}
 }
 
 static void die_usage(void)
@@ -578,7 +625,7 @@ static void die_usage(void)
 		"usage: rds_traffic -a ADDR_A -b ADDR_B [-A NETNS_A] [-B NETNS_B]\n"
 		"       [-p PORT] [-k SOCKETS] [-n MESSAGES] [-m MAX_SIZE]\n"
 		"       [-d ab|ba|both] [-s SEED] [-t TIMEOUT_S] [-v] [-S a|b [-l S]]\n"
-		"       [-T tcp|ib] [-M BIG_SIZE] [-R]\n");
+		"       [-T tcp|ib] [-M BIG_SIZE] [-R] [-X]\n");
 	exit(2);
 }
 
@@ -588,11 +635,11 @@ int main(int argc, char **argv)
 	const char *dir = "both";
 	uint64_t nmsgs = 10000, sent, rcvd, total, nflows = 0, i;
 	double timeout = 120, start, last_print, last_rx = 0, linger = 5;
-	int port = 5000, opt, epfd, d, s, r, self, congested = 0, extra = 0;
-	uint64_t missed = 0, have, want, moved = 0;
+	int port = 5000, opt, epfd, d, s, to, r, self, congested = 0, extra = 0;
+	uint64_t missed = 0, have, want, moved = 0, nth;
 	double last_progress;
 
-	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:M:d:s:t:vS:l:T:R")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:A:B:p:k:n:m:M:d:s:t:vS:l:T:RX")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr_a = optarg;
@@ -620,6 +667,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			enomem_ok = 1;
+			break;
+		case 'X':
+			mesh = 1;
 			break;
 		case 'M':
 			big_size = strtoul(optarg, NULL, 0);
@@ -653,7 +703,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!addr_a || !addr_b || nsocks < 1 || nsocks > MAX_SOCKS ||
-	    max_size < 1 || max_size > MAX_SIZE || big_size > MAX_SIZE)
+	    max_size < 1 || max_size > MAX_SIZE || big_size > MAX_SIZE ||
+	    (mesh && only_side >= 0))
 		die_usage();
 
 	sbuf = malloc(MAX_SIZE);
@@ -669,26 +720,27 @@ int main(int argc, char **argv)
 		return 1;
 	setns(self, CLONE_NEWNET);
 
-	for (d = 0; d < 2; d++) {
-		if ((d == 0 && !strcmp(dir, "ba")) || (d == 1 && !strcmp(dir, "ab")))
-			continue;
-		for (s = 0; s < nsocks; s++)
-			for (r = 0; r < nsocks; r++)
-				flows[d][s][r].active = 1;
-		nflows += nsocks * nsocks;
+	for (i = 0; i < (uint64_t)NFLOWS; i++) {
+		struct flow *f = flow_at(i, &d, &s, &to, &r);
+
+		if (mesh) {
+			f->active = d != to || s != r;
+		} else {
+			f->active = d != to &&
+				    !(d == 0 && !strcmp(dir, "ba")) &&
+				    !(d == 1 && !strcmp(dir, "ab"));
+		}
+		nflows += f->active;
 	}
 	/* Spread the messages over the flows, the remainder on the first ones. */
-	i = 0;
-	for (d = 0; d < 2; d++)
-		for (s = 0; s < nsocks; s++)
-			for (r = 0; r < nsocks; r++) {
-				struct flow *f = &flows[d][s][r];
+	for (i = 0, nth = 0; i < (uint64_t)NFLOWS; i++) {
+		struct flow *f = flow_at(i, &d, &s, &to, &r);
 
-				if (!f->active)
-					continue;
-				f->total = nmsgs / nflows + (i < nmsgs % nflows);
-				i++;
-			}
+		if (!f->active)
+			continue;
+		f->total = nmsgs / nflows + (nth < nmsgs % nflows);
+		nth++;
+	}
 
 	if (only_side >= 0 && wait_for_peer(timeout))
 		return 1;

@@ -39,6 +39,11 @@ tcp_setup() {
 	tcp_warm $A4 $B4 && tcp_warm $A6 $B6
 }
 
+# counter NAME: in rds-a, an RDS counter (they are global, not per netns).
+counter() {
+	ip netns exec $A "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
 # tcp_warm ADDR_A ADDR_B: ping both ways, which connects and finishes the
 # multipath handshake. Until then a nonblocking sender uses path 0 and only
 # later its own path, so its first messages could pass each other.

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
 
-n=$(tcp_count 5000 400)
+n=$(tcp_count 2500 400)
 ktap_plan 4
 ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
 netem() {

@@ -3,11 +3,14 @@
 # rds-cost: 160
 #
 # Scale and memory bounds of RDS/TCP in one guest: 10,000 sockets (2,000
-# on slow kernels) each sending a message, 1,000 peers (40) each a
+# on slow kernels) each sending a message, 500 peers (40) each a
 # connection of its own, and what each costs; then a peer behind a link
 # that loses everything (netem 100%): the sender's sockets fill up to
 # their sndbuf and no further, its memory stops there, and once the link
-# is back every queued message arrives. Memory comes back after each part.
+# is back every queued message arrives. With the peers connected, one
+# of them dies, and heartbeats are turned on for 10 s: the dead one is
+# declared down, and what the others cost is printed (issue 26). Memory
+# comes back after each part.
 # The figures printed are the ones Documentation/rds.rst quotes.
 
 . "$(dirname "$0")/../lib.sh"
@@ -17,8 +20,10 @@ SCALE=$(dirname "$0")/rds_scale.py
 nsock=$(tcp_count 10000 2000)
 # Each peer is eight TCP connections a side, each with RDS/TCP's 5 s
 # keepalive: 200 of them kept ksoftirqd of a one-CPU debug guest under TCG
-# busy for good (a soft lockup), hence 40 there.
-npeer=$(tcp_count 1000 40)
+# busy for good (a soft lockup), hence 40 there. RDS_SCALE_PEERS=1000
+# gives the figures Documentation/rds.rst quotes; make check's 500 keep
+# the test within its limit on CI's machine, where 1,000 were cut off.
+npeer=${RDS_SCALE_PEERS:-$(tcp_count 500 40)}
 dir=$(mktemp -d)
 
 slab_kb() {
@@ -75,6 +80,53 @@ peer_addr() {
 	echo "10.78.$(($1 / 250)).$(($1 % 250 + 1))"
 }
 
+# cpu: "busy total" jiffies of the guest's CPUs, from /proc/stat.
+cpu() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+}
+
+# busy_over SECS: the share of the guest's CPU time busy over SECS, in %.
+busy_over() {
+	local b0 t0 b1 t1
+
+	read -r b0 t0 < <(cpu)
+	sleep "$1"
+	read -r b1 t1 < <(cpu)
+	echo $(((b1 - b0) * 100 / (t1 - t0 + 1)))
+}
+
+# What heartbeats cost with $npeer peers, one of them dead (its address
+# gone from rds-b: silent): the guest's CPU over 10 s without them and
+# with them (2 s interval, 4 s timeout), the pings sent, the paths
+# declared down, and Slab. First the peers' other seven paths each must
+# finish connecting (the handshake starts them): until then the guest is
+# busy with that. Documentation/rds.rst quotes the figures.
+peer_heartbeats() {
+	local off on sent timeouts slab0 slab1 busy i rc=0
+
+	for i in $(seq 30); do
+		busy=$(busy_over 2)
+		[ "$busy" -lt 30 ] && break
+	done
+	echo "settled after $((2 * i)) s: $busy% busy, $(tcp_conns $A | grep -c '10\.78\.') TCP connections"
+	slab0=$(slab_kb)
+	off=$(busy_over 10)
+	ip -n $B addr del "$(peer_addr 0)/32" dev veth0
+	sent=$(counter conn_heartbeat_sent)
+	timeouts=$(counter conn_heartbeat_timeout)
+	sysctl -qw net.rds.conn_heartbeat_interval_secs=2 net.rds.conn_heartbeat_timeout_secs=4
+	on=$(busy_over 10)
+	sent=$(($(counter conn_heartbeat_sent) - sent))
+	timeouts=$(($(counter conn_heartbeat_timeout) - timeouts))
+	sysctl -qw net.rds.conn_heartbeat_interval_secs=0 net.rds.conn_heartbeat_timeout_secs=10
+	slab1=$(slab_kb)
+	echo "$npeer peers, one dead, 10 s: CPU busy ${off}% without heartbeats, ${on}% with;" \
+		"$sent pings (both ends), $timeouts paths declared down; Slab $slab0 -> $slab1 kB"
+	[ "$timeouts" -ge 1 ] || rc=1
+	[ "$sent" -le $((npeer * 2 * 6)) ] || { echo "more pings than an idle path 0 should send"; rc=1; }
+	return $rc
+}
+
 many_peers() {
 	local i n slab0
 
@@ -92,6 +144,7 @@ many_peers() {
 		"$(tcp_conns $A | grep -c '10\.78\.') TCP connections"
 	tcp_conns $A | head -n 3
 	[ "$n" -ge "$npeer" ] || return 1
+	peer_heartbeats || return 1
 	cleanup_netns
 	slab_back "$slab0"
 }
@@ -129,7 +182,8 @@ ktap_test "$nsock sockets, a message from each: all arrive; memory back on close
 ktap_test "a dead link: 16 sockets stop at their sndbuf, memory stays, all arrive after" \
 	dead_link_sndbuf
 # Last: it takes the netns pair down.
-ktap_test "$npeer peers, a connection each; memory back when they go" many_peers
+ktap_test "$npeer peers, a connection each, heartbeats, one dead; memory back when they go" \
+	many_peers
 cleanup_netns
 rm -rf "$dir"
 ktap_finished

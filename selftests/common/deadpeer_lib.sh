@@ -1,0 +1,224 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A dead peer costs only its own traffic (issue 26), on any transport:
+# tcp/test_deadpeer.sh and ib/test_ib_deadpeer.sh set up A, X and Y, then
+# call deadpeer_tests. One socket on A sends to X and Y; then every packet
+# to and from X is dropped (both ways: X's process lives, its host is
+# silent) and later let through again:
+#  - while X is silent, the socket's rate to Y stays within 10% of what it
+#    was with X healthy; its sends to X are refused (EAGAIN, non-blocking)
+#    once X holds its share of the send buffer, and none to Y is; a
+#    blocking send to X waits (SO_SNDTIMEO), one to Y does not;
+#  - heartbeats (1 s interval, 2 s timeout) declare a path of X down within
+#    interval + timeout + one interval, counted in conn_heartbeat_timeout;
+#  - X back, the path reconnects and every message sent to X and to Y
+#    arrives exactly once and in order;
+#  - with net.rds.sndbuf_dests at 1 (in-tree's one sum per socket) the same
+#    silence stops the sends to Y: the test sees the harm it guards against.
+#
+# The test sets DP_NS_A, DP_NS_X, DP_NS_Y (netns names, "-" for the
+# guest's own), DP_A, DP_X, DP_Y (their addresses) and defines
+# dp_silence_x add|del. Source after ../lib.sh.
+
+DP_PORT=4000
+DP_SIZE=1024
+DP_INTERVAL=1
+DP_TIMEOUT=2
+DP_TOOL=$(dirname "${BASH_SOURCE[0]}")/rds_deadpeer.py
+dp_dir=$(mktemp -d)
+dp_old_sysctls=
+
+dp_sysctl() {
+	dp_old_sysctls+=" $1=$(sysctl -n "$1")"
+	sysctl -qw "$1=$2"
+}
+
+# dp_heartbeats_on: what deadpeer_tests expects of the heartbeats.
+dp_heartbeats_on() {
+	dp_sysctl net.rds.conn_heartbeat_interval_secs $DP_INTERVAL &&
+	dp_sysctl net.rds.conn_heartbeat_timeout_secs $DP_TIMEOUT
+}
+
+dp_restore() {
+	local s f
+
+	# Whatever a failed point left running holds sockets, and so rds.ko.
+	for f in "$dp_dir"/*.pid; do
+		[ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	done
+	wait
+	for s in $dp_old_sysctls net.rds.sndbuf_dests=4; do
+		sysctl -qw "$s"
+	done
+	rm -rf "$dp_dir"
+}
+
+# dp_counter NAME: an RDS counter (they are global, not per netns).
+dp_counter() {
+	in_netns "$DP_NS_A" "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+# dp_ns NS: the words that run a command in NS, for one put in the
+# background, whose $! must be the command itself (a function's would be
+# a subshell, which a signal kills).
+dp_ns() {
+	[ "$1" = - ] || echo "ip netns exec $1"
+}
+
+dp_start_receivers() {
+	# shellcheck disable=SC2046 # dp_ns gives words
+	$(dp_ns "$DP_NS_X") python3 "$DP_TOOL" recv "$DP_X" $DP_PORT >"$dp_dir/recv-x" 2>&1 &
+	echo $! >"$dp_dir/recv-x.pid"
+	# shellcheck disable=SC2046
+	$(dp_ns "$DP_NS_Y") python3 "$DP_TOOL" recv "$DP_Y" $DP_PORT >"$dp_dir/recv-y" 2>&1 &
+	echo $! >"$dp_dir/recv-y.pid"
+	for _ in $(seq 100); do
+		grep -q ready "$dp_dir/recv-x" && grep -q ready "$dp_dir/recv-y" && return 0
+		sleep 0.1
+	done
+	cat "$dp_dir"/recv-*
+	return 1
+}
+
+# dp_run_phases HEALTHY SILENT BACK: the sender's three phases, X silent
+# in the second (the blocking check halfway through it); the time from
+# the silence to the first heartbeat timeout goes to $dp_dir/declared
+# (or "never").
+dp_run_phases() {
+	local before t0 now mid='' pid
+
+	# shellcheck disable=SC2046
+	$(dp_ns "$DP_NS_A") python3 "$DP_TOOL" send "$DP_A" $DP_PORT $DP_SIZE "$DP_X" "$DP_Y" \
+		>"$dp_dir/send" 2>&1 &
+	pid=$!
+	echo $pid >"$dp_dir/send.pid"
+	for _ in $(seq 100); do
+		grep -q ready "$dp_dir/send" && break
+		sleep 0.1
+	done
+	sleep "$1"
+	before=$(dp_counter conn_heartbeat_timeout)
+	dp_silence_x add || return 1
+	kill -USR1 $pid
+	t0=$(date +%s%N)
+	echo never >"$dp_dir/declared"
+	while now=$(date +%s%N); [ $(((now - t0) / 1000000)) -lt $(($2 * 1000)) ]; do
+		if [ -z "$mid" ] && [ $(((now - t0) / 1000000)) -ge $(($2 * 500)) ]; then
+			kill -USR2 $pid
+			mid=1
+		fi
+		if [ "$(cat "$dp_dir/declared")" = never ] &&
+		   [ "$(dp_counter conn_heartbeat_timeout)" -gt "$before" ]; then
+			echo $(((now - t0) / 1000000)) >"$dp_dir/declared"
+		fi
+		sleep 0.2
+	done
+	dp_silence_x del || return 1
+	kill -USR1 $pid
+	sleep "$3"
+	kill -USR1 $pid
+	for _ in $(seq 100); do
+		grep -q phases "$dp_dir/send" && break
+		sleep 0.1
+	done
+	grep phases "$dp_dir/send" >"$dp_dir/result" || { cat "$dp_dir/send"; return 1; }
+	cat "$dp_dir/result"
+}
+
+# dp_drained: the sender's socket has nothing queued (what X missed went
+# again once it was back), within 90 s; then everyone stops and the
+# receivers report.
+dp_drained() {
+	local n rc=1
+
+	for _ in $(seq 450); do
+		if ! in_netns "$DP_NS_A" "$BIN/rds-info" -s -t | grep -qwF -e "$DP_X" -e "$DP_Y"; then
+			rc=0
+			break
+		fi
+		sleep 0.2
+	done
+	kill "$(cat "$dp_dir/send.pid")"
+	for n in x y; do
+		kill "$(cat "$dp_dir/recv-$n.pid")"
+	done
+	wait
+	[ $rc = 0 ] || echo "messages still queued after 90 s"
+	return $rc
+}
+
+# dp_py EXPR: EXPR over the sender's result (r) and the receivers' (x, y).
+dp_py() {
+	python3 - "$dp_dir" "$1" <<-'EOF'
+	import json, sys
+	d = sys.argv[1]
+	def load(f):
+	    for line in open(d + '/' + f):
+	        if line.startswith('{'):
+	            return json.loads(line)
+	    return {}
+	r, x, y = load('result'), load('recv-x'), load('recv-y')
+	x, y = next(iter(x.values()), {}), next(iter(y.values()), {})
+	def rate(p, who):
+	    return r['phases'][p][who][0] / r['phases'][p]['secs']
+	print(eval(sys.argv[2]))
+	EOF
+}
+
+dp_rate_to_y_kept() {
+	echo "to Y: $(dp_py 'round(rate(0, "y"))')/s with X healthy, $(dp_py 'round(rate(1, "y"))')/s with X silent"
+	[ "$(dp_py 'rate(1, "y") >= 0.9 * rate(0, "y")')" = True ]
+}
+
+dp_refusals() {
+	echo "refused while X was silent: to X $(dp_py 'r["phases"][1]["x"][1:]'), to Y $(dp_py 'r["phases"][1]["y"][1:]') (EAGAIN, ENOBUFS)"
+	[ "$(dp_py 'r["phases"][1]["x"][1] > 0 and sum(r["phases"][1]["y"][1:]) == 0')" = True ]
+}
+
+# Halfway through the silence: a send to X waits its SO_SNDTIMEO (0.5 s)
+# and fails with EAGAIN, POLLOUT stays off meanwhile (X was refused last),
+# and a blocking send to Y goes at once.
+dp_blocking_waits_for_x_only() {
+	echo "blocking: $(dp_py 'r["blocking"]')"
+	[ "$(dp_py 'r["blocking"]["x"] == "EAGAIN" and r["blocking"]["x_waited"] >= 0.45 and not r["blocking"]["pollout"] and r["blocking"]["y"] == "sent" and r["blocking"]["y_waited"] < 0.45')" = True ]
+}
+
+dp_declared_in_time() {
+	local ms bound=$(((2 * DP_INTERVAL + DP_TIMEOUT) * 1000))
+
+	ms=$(cat "$dp_dir/declared")
+	echo "declared down ${ms} ms after the silence began (bound ${bound} ms)"
+	[ "$ms" != never ] && [ "$ms" -le $bound ]
+}
+
+dp_exactly_once() {
+	echo "X got $(dp_py 'x') of $(dp_py 'r["sent"]["x"]'), Y got $(dp_py 'y') of $(dp_py 'r["sent"]["y"]')"
+	[ "$(dp_py 'all(p["n"] == p["last"] == r["sent"][k] and not p["disorder"] for k, p in (("x", x), ("y", y)))')" = True ]
+}
+
+# With one sum per socket, X's backlog stops Y too: in the silent phase Y
+# gets less than a tenth of its healthy rate.
+dp_one_sum_stalls() {
+	sysctl -qw net.rds.sndbuf_dests=1
+	dp_start_receivers && dp_run_phases 3 4 1 >/dev/null && dp_drained || return 1
+	echo "sndbuf_dests=1: to Y $(dp_py 'round(rate(0, "y"))')/s with X healthy, $(dp_py 'round(rate(1, "y"))')/s with X silent"
+	[ "$(dp_py 'rate(1, "y") < 0.1 * rate(0, "y")')" = True ]
+}
+
+# deadpeer_tests: the six points after the test's setup.
+deadpeer_tests() {
+	if dp_start_receivers && dp_run_phases 5 8 3 && dp_drained; then
+		ktap_test "X silent: the rate to Y stays within 10%" dp_rate_to_y_kept
+		ktap_test "X silent: sends to X refused, none to Y" dp_refusals
+		ktap_test "X silent: a blocking send waits for X only; no POLLOUT" \
+			dp_blocking_waits_for_x_only
+		ktap_test "X's path declared down by heartbeats in time" dp_declared_in_time
+		ktap_test "X back: every message to X and Y once, in order" dp_exactly_once
+	else
+		for _ in 1 2 3 4 5; do
+			ktap_fail "the sender and receivers ran"
+		done
+	fi
+	ktap_test "in-tree's accounting (sndbuf_dests=1): X stalls Y" dp_one_sum_stalls
+	dp_restore
+}
