@@ -11,7 +11,7 @@
 #   bench/bench.sh [--kver KVER] [--profile full|smoke|FILE] [--out DIR]
 #
 # Under TCG absolute figures mean little: quote the ratios of one run. The
-# guests have one CPU (QEMU's MP table without ACPI), so CPU per message is
+# guests have one CPU (run-guest.sh), so CPU per message is
 # the whole guest's busy time over the messages.
 # Nothing else should run on the machine meanwhile.
 
@@ -40,7 +40,9 @@ esac
 # reference, no HPET or PM timer) and falls back to jiffies, 4 ms steps
 # that make every latency 0 or 4000 us. Under TCG the guest's TSC is the
 # host's: telling it the rate, with tsc=reliable against the watchdog,
-# gives it a TSC clock. RDS_BENCH_TSC_KHZ overrides the host's figure.
+# gives it a TSC clock. (A debug kernel boots with ACPI and
+# clocksource=jiffies, see run-guest.sh: add clocksource=tsc for it.)
+# RDS_BENCH_TSC_KHZ overrides the host's figure.
 # (Some boots of the debug kernel hang with it, see run-guest.sh; those
 # are killed and booted again.)
 tsc_khz=${RDS_BENCH_TSC_KHZ:-$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9]*\)\.\([0-9]*\) MHz processor.*/\1\2/p' | head -n 1)}

@@ -92,16 +92,18 @@ passive() {
 	sleep 0.5
 }
 
-# active NS ADDR PEER PORT REQ DEPTH TASKS: rds-stress's active side; its
-# JSON summary on stdout.
+# active NS ADDR PEER PORT REQ DEPTH TASKS [ARGS...]: rds-stress's active
+# side, with more options (the passive side takes them from it); its JSON
+# summary on stdout.
 active() {
 	in_netns "$1" timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$3" -r "$2" \
-		-p "$4" -q "$5" -d "$6" -t "$7" -T "$SECONDS_EACH" --json 2>&1 |
+		-p "$4" -q "$5" -d "$6" -t "$7" -T "$SECONDS_EACH" --json "${@:8}" 2>&1 |
 		grep '^{' | tail -n 1
 }
 
-# stress NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B: one rds-stress run,
-# its summary and the CPU time around it as a BENCH line.
+# stress NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B [ARGS...]: one
+# rds-stress run, its summary and the CPU time around it as a BENCH line.
+# ARGS: more options of rds-stress (--classic-io).
 stress() {
 	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
 	local t0 t1 c0 c1
@@ -109,7 +111,7 @@ stress() {
 	passive "$7" "$8" "$port"
 	c0=$(cpu_ticks)
 	t0=$(date +%s%N)
-	out=$(active "$5" "$6" "$8" "$port" "$req" "$depth" "$tasks")
+	out=$(active "$5" "$6" "$8" "$port" "$req" "$depth" "$tasks" "${@:9}")
 	t1=$(date +%s%N)
 	c1=$(cpu_ticks)
 	wait
@@ -133,7 +135,7 @@ profiled() {
 	return 1
 }
 
-# profile NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B: the same run again,
+# profile NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B [ARGS...]: the same run again,
 # the whole guest sampled by perf (cpu-clock: TCG has no PMU) while the
 # active side runs. perf starts first and stops when the active side is
 # done: started around the run, its own set-up (seconds under TCG) would
@@ -155,7 +157,7 @@ profile() {
 		sleep 0.1
 	done
 	sleep 1
-	active "$5" "$6" "$8" "$port" "$2" "$3" "$4" >/dev/null
+	active "$5" "$6" "$8" "$port" "$2" "$3" "$4" "${@:9}" >/dev/null
 	# SIGTERM: perf handles it as SIGINT, which a background job ignores.
 	kill -TERM "$pid"
 	wait
@@ -189,6 +191,23 @@ ping_lat() {
 	emit "\"workload\": \"$1\", \"kind\": \"ping\", \"result\": $(pct_json <<<"$out")"
 }
 
+# ping_lat_busy NAME ...: ping_lat with busy polling on for every socket
+# made meanwhile (net.core.busy_read gives new sockets SO_BUSY_POLL,
+# net.core.busy_poll lets poll() spin: rds-ping waits in poll()).
+ping_lat_busy() {
+	local read poll rc
+
+	read=$(cat /proc/sys/net/core/busy_read)
+	poll=$(cat /proc/sys/net/core/busy_poll)
+	echo 50 >/proc/sys/net/core/busy_read
+	echo 50 >/proc/sys/net/core/busy_poll
+	ping_lat "$@"
+	rc=$?
+	echo "$read" >/proc/sys/net/core/busy_read
+	echo "$poll" >/proc/sys/net/core/busy_poll
+	return $rc
+}
+
 # pct_json: sorted numbers on stdin -> {"count", "mean_us", "p50_us", "p99_us"}.
 pct_json() {
 	awk '{ v[NR] = $1; sum += $1 } END {
@@ -196,6 +215,24 @@ pct_json() {
 		i99 = int(NR * 0.99 + 0.5); if (i99 < 1) i99 = 1; if (i99 > NR) i99 = NR
 		printf "{\"count\": %d, \"mean_us\": %.1f, \"p50_us\": %s, \"p99_us\": %s}", NR, sum / NR, v[i50], v[i99]
 	}'
+}
+
+# sockperf_pingpong NAME PORT [ARGS...]: sockperf's TCP ping-pong between
+# the two netns for SECONDS_EACH, as limit NAME. sockperf's percentiles
+# are of half a round trip, rds-ping's of a whole one: p50_us is the round
+# trip, as rds-ping's.
+sockperf_pingpong() {
+	local name=$1 port=$2 out limit=$((SECONDS_EACH + 20))
+
+	shift 2
+	in_netns bench-b timeout "$limit" sockperf server --tcp -i "$B" -p "$port" >/dev/null 2>&1 &
+	sleep 1
+	out=$(in_netns bench-a timeout "$limit" sockperf ping-pong --tcp -i "$B" -p "$port" \
+		"$@" -t "$SECONDS_EACH" 2>&1 | tee /tmp/sockperf.log |
+		sed -n 's/.*50.000 = *\([0-9.]*\).*/\1/p' | head -n 1)
+	[ -n "$out" ] || sed "s/^/bench: sockperf $*: /" /tmp/sockperf.log >&2
+	wait
+	[ -n "$out" ] && emit "\"workload\": \"$name\", \"kind\": \"limit\", \"result\": {\"p50_us\": $(awk -v h="$out" 'BEGIN { printf "%.3f", 2 * h }'), \"half_rtt_p50_us\": $out}"
 }
 
 # The link's own limits, with the RDS modules out of the way. Each tool gets
@@ -217,16 +254,11 @@ limits() {
 		done
 	fi
 	if command -v sockperf >/dev/null; then
-		in_netns bench-b timeout "$limit" sockperf server --tcp -i "$B" -p 11111 >/dev/null 2>&1 &
-		sleep 1
-		out=$(in_netns bench-a timeout "$limit" sockperf ping-pong --tcp -i "$B" -p 11111 \
-			-t "$SECONDS_EACH" 2>&1 | tee /tmp/sockperf.log |
-			sed -n 's/.*50.000 = *\([0-9.]*\).*/\1/p' | head -n 1)
-		[ -n "$out" ] || sed 's/^/bench: sockperf: /' /tmp/sockperf.log >&2
-		wait
-		# sockperf's percentiles are of half a round trip, rds-ping's
-		# of a whole one: p50_us is the round trip, as rds-ping's.
-		[ -n "$out" ] && emit "\"workload\": \"tcp-pingpong\", \"kind\": \"limit\", \"result\": {\"p50_us\": $(awk -v h="$out" 'BEGIN { printf "%.3f", 2 * h }'), \"half_rtt_p50_us\": $out}"
+		sockperf_pingpong tcp-pingpong 11111
+		# The same paced as rds-ping is (90 a second): between two
+		# round trips the guest goes idle, and waking costs what a
+		# back-to-back ping-pong never pays.
+		sockperf_pingpong tcp-pingpong-paced 11112 --mps 90
 	fi
 	return 0
 }
@@ -330,10 +362,12 @@ ib_phase() {
 		return 1
 	fi
 	for w in "${IB_WORKLOADS[@]}"; do
-		read -r name req depth tasks <<<"$w"
-		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB || fails=$((fails + 1))
+		read -r name req depth tasks args <<<"$w"
+		# shellcheck disable=SC2086 # args: options, split
+		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
 	done
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
+	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ib_cleanup
 	[ $fails = 0 ]
 }
@@ -361,10 +395,13 @@ emit "\"workload\": \"modules\", \"kind\": \"info\", \"result\": {\"rds_md5\": \
 ping_lat warm 5 bench-a "$A" "$B" >/dev/null
 fails=0
 for w in "${WORKLOADS[@]}" "${MP_WORKLOADS[@]}"; do
-	read -r name req depth tasks <<<"$w"
-	stress "$name" "$req" "$depth" "$tasks" bench-a "$A" bench-b "$B" || fails=$((fails + 1))
+	read -r name req depth tasks args <<<"$w"
+	# shellcheck disable=SC2086 # args: options, split
+	stress "$name" "$req" "$depth" "$tasks" bench-a "$A" bench-b "$B" $args ||
+		fails=$((fails + 1))
 done
 ping_lat rds-ping "$PINGS" bench-a "$A" "$B" || fails=$((fails + 1))
+ping_lat_busy rds-ping-busy "$PINGS" bench-a "$A" "$B" || fails=$((fails + 1))
 cleanup_netns
 ib_phase || fails=$((fails + 1))
 exit $((fails > 0))
