@@ -17,6 +17,14 @@
  * the peer lost its side: the path is dropped, the request rejected, and
  * the peer's next attempt finds the path DOWN.
  *
+ * Connect deadline: an attempt, active or passive, that is not up within
+ * RDS_IB_CONNECT_MS is dropped and made again.  rdma_cm resends a request
+ * that gets no answer for about a minute (every 4 s or so) before it says
+ * "unreachable", and meanwhile every request of the peer for the same
+ * path is rejected as a race: a request sent while the peer's device was
+ * away (rdma link del) could hold the connection down for that minute
+ * after the device came back.  A new attempt asks anew.
+ *
  * A request is for the connection its private data names, but only when
  * those addresses are the ones rdma_cm received it from and at; and a
  * netns accepts at most max_accepted connections, max_accepted_per_peer of
@@ -218,6 +226,36 @@ static int rds_ib_setup(struct rds_ib_connection *ic, struct rdma_cm_id *id)
 	return rds_ib_qp_setup(ic, id);
 }
 
+/* ---- Connect deadline (see the top) ------------------------------------ */
+
+/* Under i_mutex, as the id is attached. */
+static void rds_ib_connect_arm(struct rds_ib_connection *ic)
+{
+	ic->i_connect_start = jiffies;
+	mod_delayed_work(rds_wq, &ic->i_connect_w,
+			 msecs_to_jiffies(RDS_IB_CONNECT_MS));
+}
+
+void rds_ib_connect_expired(struct work_struct *work)
+{
+	struct rds_ib_connection *ic = container_of(to_delayed_work(work),
+						    struct rds_ib_connection,
+						    i_connect_w);
+	unsigned long end;
+
+	mutex_lock(&ic->i_mutex);
+	end = ic->i_connect_start + msecs_to_jiffies(RDS_IB_CONNECT_MS);
+	/* The attempt that armed us, or a later one (which armed us again
+	 * and set its own start): either way only one still not up.
+	 */
+	if (ic->i_cm_id && time_after_eq(jiffies, end) &&
+	    rds_conn_path_state(ic->i_cp) == RDS_CONN_CONNECTING) {
+		rds_ib_stats_inc(RDS_IB_STAT_CONNECT_TIMEOUT);
+		rds_conn_path_error(ic->i_cp, "connect timed out");
+	}
+	mutex_unlock(&ic->i_mutex);
+}
+
 /* ---- Active side ------------------------------------------------------- */
 
 int rds_ib_conn_path_connect(struct rds_conn_path *cp)
@@ -237,6 +275,7 @@ int rds_ib_conn_path_connect(struct rds_conn_path *cp)
 	mutex_lock(&ic->i_mutex);
 	ic->i_cm_id = id;
 	ic->i_isv6 = !v4;
+	rds_ib_connect_arm(ic);
 	mutex_unlock(&ic->i_mutex);
 
 	rds_ib_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
@@ -327,6 +366,7 @@ static void rds_ib_established(struct rds_ib_connection *ic,
 		return;
 	}
 	ic->i_proposed_version = RDS_PROTOCOL_4_1;
+	cancel_delayed_work(&ic->i_connect_w);
 	pr_debug("rds_rdma: %pI6c->%pI6c up, version %u.%u%s\n",
 		 &conn->c_laddr, &conn->c_faddr,
 		 RDS_PROTOCOL_MAJOR(conn->c_version),
@@ -537,6 +577,7 @@ static int rds_ib_accept(struct rds_ib_connection *ic, struct rdma_cm_id *id,
 	rds_ib_credits_add(ic, be32_to_cpu(cmn->ricpc_credit));
 	ic->i_cm_id = id;
 	ic->i_accept_peer = peer;
+	rds_ib_connect_arm(ic);
 	id->context = ic;
 	conn->c_version = version;
 	rds_ib_peer_ack(ic, cmn);

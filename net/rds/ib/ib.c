@@ -134,6 +134,7 @@ static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		ic->i_cp = &conn->c_path[i];
 		INIT_LIST_HEAD(&ic->i_dev_item);
 		mutex_init(&ic->i_mutex);
+		INIT_DELAYED_WORK(&ic->i_connect_w, rds_ib_connect_expired);
 		init_llist_head(&ic->i_recv_free);
 		atomic64_set(&ic->i_ack_next, 0);
 		ic->i_proposed_version = RDS_PROTOCOL_4_1;
@@ -157,6 +158,10 @@ static void rds_ib_conn_free(struct rds_connection *conn)
 	if (READ_ONCE(conn->c_destroying))
 		rds_ib_req_barrier();
 	for (i = 0; i < conn->c_path_count; i++) {
+		/* After the barrier: no handler attaches an id, so none arms
+		 * the deadline again.
+		 */
+		cancel_delayed_work_sync(&ics[i].i_connect_w);
 		rds_ib_conn_path_shutdown(&conn->c_path[i]);
 		mutex_destroy(&ics[i].i_mutex);
 		conn->c_path[i].cp_transport_data = NULL;

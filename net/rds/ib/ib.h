@@ -51,6 +51,8 @@
  */
 #define RDS_IB_REJ_REFUSED	2
 #define RDS_IB_RESOLVE_MS	5000
+/* How long a connect or accept may take before it is dropped: cm.c. */
+#define RDS_IB_CONNECT_MS	15000
 /* Memory region sizes with a pool of MRs of their own (mr.c). */
 #define RDS_IB_MR_CLASSES	2
 /* Scatter entries per RDMA READ or WRITE work request, at most. */
@@ -304,6 +306,7 @@ enum rds_ib_stat {
 	RDS_IB_STAT_ACCEPT_ADDR_MISMATCH,
 	RDS_IB_STAT_ACCEPT_OVER_LIMIT,
 	RDS_IB_STAT_RX_ALLOC_RESERVE,
+	RDS_IB_STAT_CONNECT_TIMEOUT,
 	RDS_IB_STAT_NR
 };
 
@@ -359,6 +362,11 @@ struct rds_ib_connection {
 	u16			i_proposed_version;	/* next connect's offer */
 	/* While attached to an id we accepted: what it counts against. */
 	struct rds_ib_peer	*i_accept_peer;
+	/* The attempt's deadline (cm.c, "Connect deadline"): when the id
+	 * was attached, under i_mutex, and the work that checks it.
+	 */
+	unsigned long		i_connect_start;
+	struct delayed_work	i_connect_w;
 
 	/* send ring */
 	struct rds_ib_send_slot	*i_sends;
@@ -514,6 +522,7 @@ void rds_ib_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
 int rds_ib_listen_init(struct rds_ib_net *rin);
 void rds_ib_listen_stop(struct rds_ib_net *rin);
 int rds_ib_conn_path_connect(struct rds_conn_path *cp);
+void rds_ib_connect_expired(struct work_struct *work);
 void rds_ib_conn_path_shutdown(struct rds_conn_path *cp);
 void rds_ib_req_barrier(void);
 
