@@ -15,11 +15,15 @@
 # series' metapackages, whose newest version the Makefile then builds for.
 # Other KVERs (the debug kernel) are installed by whoever asks for them.
 
+# ibverbs-providers: without rxe's provider librdmacm sees no device, and
+# the rdma_cm peer of the IB tests (selftests/ib/rdmacm_peer.py) cannot
+# start; libibverbs1 only recommends it.
 packages=(
 	make gcc libc6-dev linux-libc-dev sparse rsync xz-utils cpio kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
+	ibverbs-providers librdmacm1
 	trinity
 )
 # The package test (check.sh) builds the .debs and installs them; ccache
