@@ -98,6 +98,14 @@ struct stress_hdr {
 #define RDMA_STATUSES	5
 
 /*
+ * Round trips by size, for their percentiles: a bucket is 1/RTT_SUBS of
+ * its power of two wide (3 % at 32), so a percentile is read to within
+ * that; RTT_BUCKETS reach past 30 minutes in nanoseconds.
+ */
+#define RTT_SUBS	32
+#define RTT_BUCKETS	(RTT_SUBS * 38)
+
+/*
  * Counters of one task. The task adds with relaxed atomics and the
  * reporter reads them the same way; only totals matter, never a
  * consistent snapshot across fields.
@@ -107,6 +115,7 @@ struct task_stats {
 	uint64_t tx_bytes, rx_bytes;
 	uint64_t tx_ns;			/* time spent inside sendmsg() */
 	uint64_t rtt_ns, rtt_count;
+	uint64_t rtt_hist[RTT_BUCKETS];	/* see rtt_bucket() */
 	uint64_t verify_errors;
 	uint64_t dropped;		/* malformed or from a stranger */
 	/* RDMA issued by this task, on its acks, and their statuses */
@@ -191,7 +200,10 @@ struct sample {
 
 struct rates {
 	double secs, tx, rx, kbytes, mbi, mbo, tx_us, rtt_us, cpu;
+	double rtt_p50_us, rtt_p99_us, rtt_p999_us;
 };
+
+unsigned int rtt_bucket(uint64_t ns);
 
 void take_sample(struct task *tasks, unsigned int n, struct sample *s);
 void rates(const struct sample *a, const struct sample *b, struct rates *r);

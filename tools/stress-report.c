@@ -50,6 +50,50 @@ void take_sample(struct task *tasks, unsigned int n, struct sample *s)
 	read_cpu(s);
 }
 
+/*
+ * Below RTT_SUBS a bucket a nanosecond; above, RTT_SUBS buckets for each
+ * power of two, by the RTT_SUBS values after the leading bit.
+ */
+unsigned int rtt_bucket(uint64_t ns)
+{
+	unsigned int shift, i;
+
+	if (ns < RTT_SUBS)
+		return ns;
+	shift = 63 - __builtin_clzll(ns) - 5;	/* 5: log2(RTT_SUBS) */
+	i = (shift + 1) * RTT_SUBS + ((ns >> shift) & (RTT_SUBS - 1));
+	return i < RTT_BUCKETS ? i : RTT_BUCKETS - 1;
+}
+
+/* The middle of bucket @i, in microseconds. */
+static double rtt_bucket_us(unsigned int i)
+{
+	unsigned int shift;
+
+	if (i < RTT_SUBS)
+		return i / 1e3;
+	shift = i / RTT_SUBS - 1;
+	return (((uint64_t)(RTT_SUBS + i % RTT_SUBS) << shift) +
+		((1ULL << shift) >> 1)) / 1e3;
+}
+
+/* The @q quantile of the round trips between samples @a and @b; 0: none. */
+static double rtt_quantile(const struct sample *a, const struct sample *b,
+			   uint64_t count, double q)
+{
+	uint64_t want = (uint64_t)(q * count), seen = 0;
+	unsigned int i;
+
+	if (!count)
+		return 0;
+	for (i = 0; i < RTT_BUCKETS; i++) {
+		seen += b->s.rtt_hist[i] - a->s.rtt_hist[i];
+		if (seen > want)
+			return rtt_bucket_us(i);
+	}
+	return rtt_bucket_us(RTT_BUCKETS - 1);
+}
+
 void rates(const struct sample *a, const struct sample *b, struct rates *r)
 {
 	uint64_t tx = b->s.tx_msgs - a->s.tx_msgs;
@@ -67,6 +111,9 @@ void rates(const struct sample *a, const struct sample *b, struct rates *r)
 	r->mbo = (b->s.rdma_out_bytes - a->s.rdma_out_bytes) / 1024.0 / r->secs;
 	r->tx_us = tx ? (b->s.tx_ns - a->s.tx_ns) / 1e3 / tx : 0;
 	r->rtt_us = rtts ? (b->s.rtt_ns - a->s.rtt_ns) / 1e3 / rtts : 0;
+	r->rtt_p50_us = rtt_quantile(a, b, rtts, 0.5);
+	r->rtt_p99_us = rtt_quantile(a, b, rtts, 0.99);
+	r->rtt_p999_us = rtt_quantile(a, b, rtts, 0.999);
 	r->cpu = cpu ? 100.0 * (b->cpu_busy - a->cpu_busy) / cpu : -1;
 }
 
@@ -158,6 +205,9 @@ void print_json(const struct stress_run *run, const struct rates *r,
 	json_num("tx_rx_kbytes_per_sec", r->kbytes);
 	json_num("tx_us_per_call", r->tx_us);
 	json_num("rtt_us", r->rtt_us);
+	json_num("rtt_p50_us", r->rtt_p50_us);
+	json_num("rtt_p99_us", r->rtt_p99_us);
+	json_num("rtt_p999_us", r->rtt_p999_us);
 	json_num("cpu_pct", r->cpu);
 	json_int("verify_errors", end->s.verify_errors);
 	json_int("dropped", end->s.dropped);

@@ -244,9 +244,12 @@ static void handle_msg(struct task *t, int peer, size_t len, uint64_t cookie)
 			rdma_req_received(t, peer, slot, h, cookie);
 		t->owed_count[peer]++;
 	} else if (h->type == MSG_ACK && t->outstanding[peer]) {
+		uint64_t rtt = now_ns() - be64toh(h->sent_ns);
+
 		t->outstanding[peer]--;
-		stat_add(t->stats.rtt_ns, now_ns() - be64toh(h->sent_ns));
+		stat_add(t->stats.rtt_ns, rtt);
 		stat_add(t->stats.rtt_count, 1);
+		stat_add(t->stats.rtt_hist[rtt_bucket(rtt)], 1);
 		if (t->rdma)
 			rdma_ack_received(t, peer, h);
 	}
