@@ -101,13 +101,28 @@ active() {
 		grep '^{' | tail -n 1
 }
 
+# background_1m NS_A ADDR_A NS_B ADDR_B PORT: a stream of 1 MiB messages
+# (depth 2) between the same two addresses as the measured run, so on the
+# same RDS connection, from a second before that run to a second after it.
+background_1m() {
+	passive "$3" "$4" "$5"
+	in_netns "$1" timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$4" -r "$2" \
+		-p "$5" -q 1M -d 2 -t 1 -T $((SECONDS_EACH + 2)) --json >/dev/null 2>&1 &
+	sleep 1
+}
+
 # stress NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B [ARGS...]: one
 # rds-stress run, its summary and the CPU time around it as a BENCH line.
-# ARGS: more options of rds-stress (--classic-io).
+# ARGS: more options of rds-stress (--classic-io). A NAME ending in -bg1M
+# runs beside background_1m: the head-of-line cost of bulk traffic to the
+# same peer, in the round trips' percentiles (issue #27).
 stress() {
 	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
 	local t0 t1 c0 c1
 
+	case $name in
+	*-bg1M) background_1m "$5" "$6" "$7" "$8" $((port + 1)) ;;
+	esac
 	passive "$7" "$8" "$port"
 	c0=$(cpu_ticks)
 	t0=$(date +%s%N)

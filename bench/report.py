@@ -23,6 +23,9 @@ METRICS = {
     "msgs_per_sec": ("messages/s", "msg/s", "higher"),
     "bytes_per_sec": ("bytes/s (tx+rx)", "B/s", "higher"),
     "rtt_us": ("round trip", "us", "lower"),
+    "rtt_p50_us": ("round trip p50", "us", "lower"),
+    "rtt_p99_us": ("round trip p99", "us", "lower"),
+    "rtt_p999_us": ("round trip p99.9", "us", "lower"),
     "cpu_us_per_msg": ("CPU per message", "us", "lower"),
     "mean_us": ("mean", "us", "lower"),
     "p50_us": ("p50", "us", "lower"),
@@ -85,6 +88,12 @@ LIMITS = [
 # mprds: 8 tasks (8 sockets, whose ports hash onto the 8 paths) over 1.
 SCALING = [("mp-8K-d8-t8", "mp-8K-d8-t1", "msgs_per_sec")]
 
+# A workload ending in BG_SUFFIX ran beside a stream of 1 MiB messages to
+# the same peer; its round trips' p99 over that of the same workload alone,
+# per stack, against TAIL_TARGET for ours (issue #27).
+BG_SUFFIX = "-bg1M"
+TAIL_TARGET = 3.0
+
 
 def metrics_of(row):
     r = row["result"]
@@ -94,6 +103,10 @@ def metrics_of(row):
             "bytes_per_sec": r["tx_rx_kbytes_per_sec"] * 1024,
             "rtt_us": r["rtt_us"],
         }
+        # Older rds-stress lines have no percentiles.
+        for k in ("rtt_p50_us", "rtt_p99_us", "rtt_p999_us"):
+            if k in r:
+                m[k] = r[k]
         msgs = r["tx_msgs"] + r["rx_msgs"]
         cpu = row.get("cpu")
         ticks = cpu["busy_s"] + cpu["idle_s"] if cpu else 0
@@ -217,6 +230,41 @@ def scaling(result):
     return out
 
 
+def tails(result):
+    """Each -bg1M workload against the same alone: p99 with over without."""
+    out = []
+    for wl in result:
+        base = wl[:-len(BG_SUFFIX)]
+        if not wl.endswith(BG_SUFFIX) or base not in result:
+            continue
+        for stack in ("intree", "ours"):
+            a = result[wl].get(stack, {}).get("rtt_p99_us")
+            b = result[base].get(stack, {}).get("rtt_p99_us")
+            if not a or not b or not b["median"]:
+                continue
+            ratio = a["median"] / b["median"]
+            row = {"workload": wl, "alone": base, "stack": stack,
+                   "p99_us": a["median"], "alone_p99_us": b["median"], "ratio": ratio}
+            if stack == "ours":
+                row["met"] = ratio <= TAIL_TARGET
+            out.append(row)
+    return out
+
+
+def tails_lines(rows):
+    if not rows:
+        return []
+    lines = ["", "Round trips beside a stream of 1 MiB messages to the same peer (issue #27):",
+             "p99 with the stream over p99 without, per stack (target for ours: <= %.1f)." % TAIL_TARGET,
+             "", "| workload | stack | p99 alone (us) | p99 beside 1 MiB (us) | ratio | target |",
+             "|---|---|---|---|---|---|"]
+    for t in rows:
+        lines.append("| %s | %s | %s | %s | %.2f | %s |" % (
+            t["workload"], t["stack"], fmt(t["alone_p99_us"]), fmt(t["p99_us"]), t["ratio"],
+            "" if "met" not in t else ("met" if t["met"] else "**not met**")))
+    return lines
+
+
 def tools(result):
     """Each cio-* workload against its plain twin: the rate each tool
     gives each stack, and whether their ours / in-tree ratios agree."""
@@ -279,7 +327,7 @@ def tools_lines(rows):
     return lines
 
 
-def markdown(result, profile, tgts, scal, info, tool_rows=()):
+def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
     lines = ["# RDS: ours against in-tree (profile %s)" % profile, "",
              "Median (min..max) over the rounds; ratio = ours / in-tree of the medians.",
              "For rates higher is better, for times and CPU lower is better.",
@@ -335,6 +383,7 @@ def markdown(result, profile, tgts, scal, info, tool_rows=()):
         lines += ["", "| mprds | stack | messages/s, 8 tasks / 1 task |", "|---|---|---|"]
         lines += ["| %s | %s | %.2f |" % (s["workloads"], s["stack"], s["ratio"]) for s in scal]
     lines += tools_lines(tool_rows)
+    lines += tails_lines(tail_rows)
     lines += ["", "Targets of the issue:", "", "| workload | figure | value | target |",
               "|---|---|---|---|"]
     for t in tgts:
@@ -417,13 +466,14 @@ def main():
     tgts = targets(result)
     scal = scaling(result)
     tool_rows = tools(result)
+    tail_rows = tails(result)
     info = infos(rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump({"profile": a.profile, "info": info, "workloads": result,
-                   "targets": tgts, "scaling": scal, "tools": tool_rows,
+                   "targets": tgts, "scaling": scal, "tools": tool_rows, "tails": tail_rows,
                    "metrics": {k: v for k, v in list(METRICS.items()) + list(DETAIL.items())}},
                   f, indent=1)
-    md = markdown(result, a.profile, tgts, scal, info, tool_rows)
+    md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows)
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
     with open(os.path.join(a.outdir, "results.svg"), "w") as f:
