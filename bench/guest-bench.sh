@@ -121,7 +121,8 @@ stress() {
 	local t0 t1 c0 c1
 
 	case $name in
-	*-bg1M) background_1m "$5" "$6" "$7" "$8" $((port + 1)) ;;
+	# Past the ports of the measured run's tasks (port + 1 + i).
+	*-bg1M) background_1m "$5" "$6" "$7" "$8" $((port + 64)) ;;
 	esac
 	passive "$7" "$8" "$port"
 	c0=$(cpu_ticks)
