@@ -10,7 +10,8 @@
 #                        (installed first, like the rest of what check needs)
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
-#                        build/bench/results.{json,md,svg,png} (bench/bench.sh)
+#                        build/bench/results.{json,md,svg,png} (bench/bench.sh);
+#                        BENCH_PROFILE=smoke|latency, BENCH_CPUS=2 (guests of two CPUs)
 #   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
 #                        for N minutes (default 10), then trinity on AF_RDS
 #   make soak [KVER=X] [SOAK_MINUTES=N]  RDS/TCP traffic in a guest for N minutes
@@ -152,7 +153,7 @@ bench:
 	@$(MAKE) --no-print-directory $@-now
 
 bench-now: modules tools selftests
-	bench/bench.sh --kver $(KVER)
+	bench/bench.sh --kver $(KVER) $(if $(BENCH_PROFILE),--profile $(BENCH_PROFILE)) $(if $(BENCH_CPUS),--cpus $(BENCH_CPUS))
 
 run-now: modules tools selftests
 	selftests/vm/run-guest.sh --kver $(KVER) -- selftests/demo.sh

@@ -8,26 +8,36 @@
 # results.png when gnuplot is installed), and perf-STACK-WORKLOAD.txt, the
 # profiles of round 1 (PERF_WORKLOADS of the profile).
 #
-#   bench/bench.sh [--kver KVER] [--profile full|smoke|FILE] [--out DIR]
+#   bench/bench.sh [--kver KVER] [--profile full|smoke|latency|FILE]
+#                  [--cpus 1|2] [--out DIR]
 #
 # Under TCG absolute figures mean little: quote the ratios of one run. The
 # guests have one CPU (run-guest.sh), so CPU per message is
-# the whole guest's busy time over the messages.
+# the whole guest's busy time over the messages. --cpus 2 boots them with
+# ACPI, which brings up a second CPU (QEMU's MP table alone brings up
+# one): then a round trip's two ends, and a busy-polling receiver and the
+# task that answers it, can run at once, as on any real machine (issue
+# #27; the latency profile is for that).
 # Nothing else should run on the machine meanwhile.
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-kver= profile=full out=$root/build/bench
+kver= profile=full out=$root/build/bench cpus=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: $0 [--kver K] [--profile full|smoke] [--out DIR]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--kver K] [--profile full|smoke|latency] [--cpus 1|2] [--out DIR]" >&2; exit 2 ;;
 	esac
 done
+case $cpus in
+1|2) ;;
+*) echo "$0: --cpus takes 1 or 2" >&2; exit 2 ;;
+esac
 case $profile in
 */*) profile=$(cd "$(dirname "$profile")" && pwd)/$(basename "$profile") ;;
 esac
@@ -48,6 +58,8 @@ esac
 tsc_khz=${RDS_BENCH_TSC_KHZ:-$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9]*\)\.\([0-9]*\) MHz processor.*/\1\2/p' | head -n 1)}
 [ -n "$tsc_khz" ] || tsc_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
 append="tsc=reliable${tsc_khz:+ tsc_early_khz=$tsc_khz}"
+# acpi=force overrides run-guest.sh's acpi=off (the last one wins).
+[ "$cpus" = 2 ] && append+=" acpi=force"
 
 mkdir -p "$out"
 raw=$out/raw.jsonl

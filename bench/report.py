@@ -147,6 +147,10 @@ def infos(rows):
     """The guests' clock sources, per stack: latencies are only as fine."""
     out = {}
     for row in rows:
+        if row.get("ncpu"):
+            cpus = out.setdefault("ncpu", {}).setdefault(row["stack"], [])
+            if str(row["ncpu"]) not in cpus:
+                cpus.append(str(row["ncpu"]))
         if row["kind"] == "info":
             for k, v in row["result"].items():
                 out.setdefault(k, {}).setdefault(row["stack"], [])
@@ -339,6 +343,9 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
     if info.get("clocksource"):
         lines += ["Guest clock: %s." % ", ".join(
             "%s %s" % (s, "/".join(v)) for s, v in sorted(info["clocksource"].items())), ""]
+    if info.get("ncpu"):
+        lines += ["Guest CPUs: %s." % ", ".join(
+            "%s %s" % (s, "/".join(v)) for s, v in sorted(info["ncpu"].items())), ""]
     if info.get("git"):
         lines += ["Checkout: %s." % "/".join(info["git"].get("host", [])), ""]
     for mod in ("rds", "rds_tcp", "rds_rdma"):
