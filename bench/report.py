@@ -144,19 +144,23 @@ def summarize(rows):
 
 
 def infos(rows):
-    """The guests' clock sources, per stack: latencies are only as fine."""
+    """What each stack's guests were, per key: their clock sources (latencies
+    are only as fine), CPUs, modules; every value seen, in order."""
     out = {}
     for row in rows:
+        found = dict(row["result"]) if row["kind"] == "info" else {}
         if row.get("ncpu"):
-            cpus = out.setdefault("ncpu", {}).setdefault(row["stack"], [])
-            if str(row["ncpu"]) not in cpus:
-                cpus.append(str(row["ncpu"]))
-        if row["kind"] == "info":
-            for k, v in row["result"].items():
-                out.setdefault(k, {}).setdefault(row["stack"], [])
-                if v not in out[k][row["stack"]]:
-                    out[k][row["stack"]].append(v)
+            found["ncpu"] = str(row["ncpu"])
+        for k, v in found.items():
+            out.setdefault(k, {}).setdefault(row["stack"], [])
+            if v not in out[k][row["stack"]]:
+                out[k][row["stack"]].append(v)
     return out
+
+
+def per_stack(values):
+    """infos()'s values of one key: "intree A, ours B/C"."""
+    return ", ".join("%s %s" % (s, "/".join(v)) for s, v in sorted(values.items()))
 
 
 def stats(values):
@@ -341,18 +345,16 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
              "CPU per message: the guest's busy time (/proc/stat, both ends) over the",
              "requests and acks.", ""]
     if info.get("clocksource"):
-        lines += ["Guest clock: %s." % ", ".join(
-            "%s %s" % (s, "/".join(v)) for s, v in sorted(info["clocksource"].items())), ""]
+        lines += ["Guest clock: %s." % per_stack(info["clocksource"]), ""]
     if info.get("ncpu"):
-        lines += ["Guest CPUs: %s." % ", ".join(
-            "%s %s" % (s, "/".join(v)) for s, v in sorted(info["ncpu"].items())), ""]
+        lines += ["Guest CPUs: %s." % per_stack(info["ncpu"]), ""]
     if info.get("git"):
         lines += ["Checkout: %s." % "/".join(info["git"].get("host", [])), ""]
     for mod in ("rds", "rds_tcp", "rds_rdma"):
-        sums = ["%s %s" % (s, "/".join(v)) for s, v in sorted(info.get(mod + "_md5", {}).items())]
+        sums = info.get(mod + "_md5")
         if sums:
             # More than one per stack: the modules changed between rounds.
-            lines += ["%s.ko md5: %s." % (mod, ", ".join(sums)), ""]
+            lines += ["%s.ko md5: %s." % (mod, per_stack(sums)), ""]
     by_row = {(t["workload"], t["metric"]): t for t in tgts if t["against"] == "intree"}
     lines += ["| workload | metric | in-tree | ours | ours / in-tree | target |",
               "|---|---|---|---|---|---|"]

@@ -62,11 +62,12 @@ def meminfo():
 
 
 def settled_meminfo():
-	"""meminfo() without the page cache's and the per-CPU lists' moves.
+	"""meminfo() with the page cache dropped first.
 
-	The 10 s that sndbuf() watches a dead link also see the guest read
-	files over 9p (the test's own commands): on 6.12 under CI's load
-	MemFree fell by 4 MiB more there with nothing of RDS's growing.
+	The 10 s that sndbuf() watches a dead link also see the test's own
+	commands read files over 9p into the page cache. (The 4 MiB that
+	MemFree fell there on 6.12 were the per-CPU lists, which meminfo()
+	counts; this keeps the cache out of the same readings.)
 	"""
 	os.sync()
 	with open("/proc/sys/vm/drop_caches", "w") as f:

@@ -248,7 +248,8 @@ boot() {
 # again, six boots in all, as for one that hung while booting (most are
 # told within seconds). (Seen: a KASAN report from an interrupt during
 # early boot of the debug kernel under TCG, about one boot in thirty.)
-for attempt in 1 2 3 4 5 6; do
+boot_tries=6
+for attempt in $(seq $boot_tries); do
 	rm -f "$out"/{boot_splat,boot_hang,exit_code,dmesg,kmemleak,output.log}
 	boot
 	qemu_rc=$?
@@ -263,8 +264,8 @@ for attempt in 1 2 3 4 5 6; do
 	else
 		break
 	fi
-	[ "$attempt" -lt 6 ] || break
-	echo "run-guest: booting again (attempt $((attempt + 1)) of 6)"
+	[ "$attempt" -lt $boot_tries ] || break
+	echo "run-guest: booting again (attempt $((attempt + 1)) of $boot_tries)"
 done
 rm -f "$out/initramfs.cpio"
 
