@@ -665,6 +665,12 @@ struct rds_transport {
 	 * others, resetting each other for as long as any has messages.
 	 */
 	bool			t_tos_blind;
+	/*
+	 * xmit(), xmit_path_prepare/complete() and the RDMA xmits never
+	 * sleep, so the generic layer may call them from softirq: the
+	 * receive path answers a ping at once (send.c).
+	 */
+	bool			t_xmit_in_softirq;
 
 	/* 0 if this transport can send from @addr in @net, else -EADDRNOTAVAIL. */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,

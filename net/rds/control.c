@@ -80,9 +80,11 @@ static void rds_control_add_hs_exthdrs(struct rds_connection *conn,
 	rds_message_add_extension(hdr, RDS_EXTHDR_GEN_NUM, &gen, sizeof(gen));
 }
 
-/* Queues a control message from @sport to @dport in a slot of @cp. */
+/* Queues a control message from @sport to @dport in a slot of @cp; an
+ * @answer goes out from the caller's context where it can (send.c).
+ */
 static int rds_control_queue(struct rds_conn_path *cp, bool handshake,
-			     __be16 sport, __be16 dport)
+			     bool answer, __be16 sport, __be16 dport)
 {
 	struct rds_message *rm;
 	int ret = -ENOBUFS;
@@ -95,7 +97,7 @@ static int rds_control_queue(struct rds_conn_path *cp, bool handshake,
 	set_bit(RDS_MSG_CONTROL, &rm->m_flags);
 	if (handshake)
 		rds_control_add_hs_exthdrs(cp->cp_conn, &rm->m_inc.i_hdr);
-	ret = rds_send_queue_control(cp, rm, sport, dport);
+	ret = rds_send_queue_control(cp, rm, sport, dport, answer);
 	rds_message_put(rm);
 	if (!ret)
 		return 0;
@@ -116,7 +118,7 @@ int rds_control_pong(struct rds_conn_path *cp, __be16 dport, bool probe)
 		rds_stats_inc(RDS_STAT_RECV_PING_RATELIMITED);
 		return -ENOBUFS;
 	}
-	ret = rds_control_queue(cp, probe, 0, dport);
+	ret = rds_control_queue(cp, probe, true, 0, dport);
 	if (ret) {
 		rds_stats_inc(RDS_STAT_SEND_PONG_DROPPED);
 		return ret;
@@ -137,7 +139,8 @@ void rds_control_probe(struct rds_connection *conn)
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	if (triggered)
 		return;
-	if (rds_control_queue(cp, true, cpu_to_be16(RDS_FLAG_PROBE_PORT), 0))
+	if (rds_control_queue(cp, true, false,
+			      cpu_to_be16(RDS_FLAG_PROBE_PORT), 0))
 		WRITE_ONCE(conn->c_ping_triggered, false);
 }
 
@@ -147,5 +150,5 @@ void rds_control_probe(struct rds_connection *conn)
  */
 int rds_control_heartbeat(struct rds_conn_path *cp)
 {
-	return rds_control_queue(cp, false, htons(RDS_HB_PORT), 0);
+	return rds_control_queue(cp, false, false, htons(RDS_HB_PORT), 0);
 }

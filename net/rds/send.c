@@ -404,9 +404,10 @@ static bool rds_send_pending(struct rds_conn_path *cp)
  * barrier in rds_path_unlock_xmit() pairs with the one in the other
  * caller's test_and_set_bit_lock()).
  */
-int rds_send_xmit(struct rds_conn_path *cp)
+static int __rds_send_xmit(struct rds_conn_path *cp, bool answer)
 {
 	struct rds_transport *t = cp->cp_conn->c_trans;
+	unsigned int batch = answer ? 1 : RDS_SEND_BATCH;
 	unsigned int sent = 0;
 	int ret;
 
@@ -431,11 +432,20 @@ restart:
 		rds_path_unlock_xmit(cp);
 		return 0;
 	}
+	/* An answer, sent from a receive path, sends one whole message and
+	 * nothing of another's: the rest of a message the ring cut short
+	 * may be large, and the work sends it.
+	 */
+	if (answer && cp->cp_xmit_rm) {
+		rds_path_unlock_xmit(cp);
+		rds_path_queue_send(cp, 0);
+		return -EAGAIN;
+	}
 	if (t->xmit_path_prepare)
 		t->xmit_path_prepare(cp);
 	do {
 		ret = rds_send_xmit_one(cp);
-	} while (!ret && ++sent < RDS_SEND_BATCH);
+	} while (!ret && ++sent < batch);
 	if (t->xmit_path_complete)
 		t->xmit_path_complete(cp);
 	rds_path_unlock_xmit(cp);
@@ -447,10 +457,15 @@ restart:
 			return 0;
 		/* Queued while we sent: its sender left it to us. */
 		rds_stats_inc(RDS_STAT_SEND_LOCK_QUEUE_RACED);
-		if (sent < RDS_SEND_BATCH)
+		if (sent < batch)
 			goto restart;
 		return 0;
 	case 0:		/* a full batch: let others run */
+		/* As for RDS_XMIT_EMPTY: a sender that came meanwhile left
+		 * its message to us.
+		 */
+		if (answer && !rds_send_pending(cp))
+			return 0;
 		rds_stats_inc(RDS_STAT_SEND_IMMEDIATE_RETRY);
 		rds_path_queue_send(cp, 0);
 		return -EAGAIN;
@@ -469,6 +484,11 @@ restart:
 	}
 }
 
+int rds_send_xmit(struct rds_conn_path *cp)
+{
+	return __rds_send_xmit(cp, false);
+}
+
 /* Lets the path send what was queued, connecting it first if need be. */
 static void rds_send_kick(struct rds_conn_path *cp, bool now)
 {
@@ -482,11 +502,30 @@ static void rds_send_kick(struct rds_conn_path *cp, bool now)
 
 /* ---- Control messages (built and bounded in control.c) ---------------- */
 
+/* An answer to the peer (a pong) that is alone on its path goes out from
+ * the receive path that asked for it, when the transport can send from
+ * there (t_xmit_in_softirq): the send work would add a wakeup and a trip
+ * through the scheduler to every round trip.  Behind other messages, or
+ * with a sender already in charge (it sees RDS_XMIT_AGAIN), it waits its
+ * turn as any other message.
+ */
+static void rds_send_answer(struct rds_conn_path *cp, bool alone)
+{
+	if (alone && cp->cp_conn->c_trans->t_xmit_in_softirq &&
+	    rds_conn_path_up(cp)) {
+		rds_stats_inc(RDS_STAT_SEND_PONG_DIRECT);
+		__rds_send_xmit(cp, true);
+	} else {
+		rds_send_kick(cp, false);
+	}
+}
+
 /* Queues a message that has no socket (its seq comes from the path). */
 int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
-			   __be16 sport, __be16 dport)
+			   __be16 sport, __be16 dport, bool answer)
 {
 	unsigned long flags;
+	bool alone = false;
 	int ret = 0;
 
 	spin_lock_irqsave(&cp->cp_lock, flags);
@@ -499,12 +538,18 @@ int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
 		rds_message_addref(rm);
 		set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_add_tail(&rm->m_conn_item, &cp->cp_send_queue);
+		alone = list_is_singular(&cp->cp_send_queue);
 	}
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	if (!ret) {
 		rds_stats_inc(RDS_STAT_SEND_QUEUED);
-		/* We may be inside this very path's transmit loop. */
-		rds_send_kick(cp, false);
+		/* We may be inside this very path's transmit loop: the
+		 * answer's send finds RDS_IN_XMIT taken and leaves it there.
+		 */
+		if (answer)
+			rds_send_answer(cp, alone);
+		else
+			rds_send_kick(cp, false);
 	}
 	return ret;
 }

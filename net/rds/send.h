@@ -28,10 +28,11 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 
 /* Queue @rm, which has no socket, on @cp from @sport to @dport (control.c
  * bounds how many).  Takes its own reference; -ENETUNREACH when @cp is
- * being destroyed.
+ * being destroyed.  An @answer (a pong) is sent at once where the
+ * transport can send from the receive path that calls this.
  */
 int rds_send_queue_control(struct rds_conn_path *cp, struct rds_message *rm,
-			   __be16 sport, __be16 dport);
+			   __be16 sport, __be16 dport, bool answer);
 
 int rds_send_init(void);	/* info tables */
 void rds_send_exit(void);

@@ -56,6 +56,7 @@ enum rds_stat {
 	RDS_STAT_CONN_HEARTBEAT_SENT,
 	RDS_STAT_CONN_HEARTBEAT_TIMEOUT,
 	RDS_STAT_RECV_BUSY_POLLED,		/* recvmsg spun, did not sleep */
+	RDS_STAT_SEND_PONG_DIRECT,		/* sent from the receive path */
 	RDS_STAT_NR
 };
 

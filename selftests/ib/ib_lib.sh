@@ -27,6 +27,11 @@ ib_count() {
 	fi
 }
 
+# ib_counter NAME: RDS_INFO_COUNTERS' NAME (rds-info -c).
+ib_counter() {
+	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
 ib_have_rxe() {
 	modprobe rdma_rxe 2>/dev/null && command -v rdma >/dev/null
 }

@@ -19,10 +19,6 @@
 
 BUDGET="python3 $(dirname "$0")/rds_budget.py"
 
-counter() {
-	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
-}
-
 # Read when a queue pair is built: before the first connection.
 small_rings() {
 	echo 32 >/proc/sys/net/rds/ib/max_recv_wr &&
@@ -32,7 +28,7 @@ small_rings() {
 ktap_plan 3
 ib_start "rxe pair and rds_rdma set up, rings of 32, 192 pages" small_rings
 
-limited=$(counter ib_rx_alloc_limit)
+limited=$(ib_counter ib_rx_alloc_limit)
 n=$(ib_count 400 100)
 ktap_test "a socket that never reads does not starve another connection" \
 	$BUDGET $IA $IB "$n" 60 || ib_diag

@@ -10,10 +10,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-counter() {
-	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
-}
-
 ktap_plan 6
 ib_start "rxe pair and rds_rdma set up"
 
@@ -37,7 +33,7 @@ ktap_test "credits were given and ran out (counters)" bash -c \
 	      END { exit !(n[\"ib_tx_credit_updates\"] && n[\"ib_rx_credit_updates\"] &&
 			   n[\"ib_tx_throttle\"]) }'"
 
-limited=$(counter ib_rx_alloc_limit)
+limited=$(ib_counter ib_rx_alloc_limit)
 sysctl -qw net.rds.ib.max_recv_allocation=96
 n=$(ib_count 1000)
 ktap_test "$n messages with max_recv_allocation 96: the limit holds, all arrive" \

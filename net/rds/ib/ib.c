@@ -174,6 +174,7 @@ struct rds_transport rds_ib_transport = {
 	.t_name			= "infiniband",
 	.t_owner		= THIS_MODULE,
 	.t_type			= RDS_TRANS_IB,
+	.t_xmit_in_softirq	= true,
 	.laddr_check		= rds_ib_laddr_check,
 	.sock_bound		= rds_ib_sock_bound,
 	.sock_unbound		= rds_ib_sock_unbound,
