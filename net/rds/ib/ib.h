@@ -408,6 +408,7 @@ struct rds_ib_connection {
 	struct rds_ib_recv_slot	*i_recvs;
 	u32			i_recv_nr;
 	struct llist_head	i_recv_free;	/* slots waiting for a refill */
+	atomic_t		i_recv_unposted; /* how many: see recv.c */
 	struct rds_ib_incoming	*i_ibinc;	/* being reassembled */
 	u32			i_recv_rem;	/* its payload bytes still due */
 };

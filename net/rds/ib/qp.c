@@ -121,6 +121,7 @@ static void rds_ib_recv_bufs_free(struct rds_ib_connection *ic,
 	kvfree(ic->i_recvs);
 	ic->i_recvs = NULL;
 	init_llist_head(&ic->i_recv_free);
+	atomic_set(&ic->i_recv_unposted, 0);
 }
 
 static int rds_ib_recv_bufs_alloc(struct rds_ib_connection *ic,
@@ -146,6 +147,7 @@ static int rds_ib_recv_bufs_alloc(struct rds_ib_connection *ic,
 			goto err;
 		}
 		llist_add(&r->r_free, &ic->i_recv_free);
+		atomic_inc(&ic->i_recv_unposted);
 	}
 	return 0;
 

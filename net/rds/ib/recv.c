@@ -7,6 +7,13 @@
  * on i_recv_free until the receive work, in process context, gives it a new
  * page and posts it again.  RC completions arrive in posting order, so one
  * message's fragments arrive back to back.
+ *
+ * The work refills in batches: a completion queues it once i_credit_batch
+ * slots wait (i_recv_unposted counts them), or at once when the peer's
+ * send credits run low.  Queued for every completion, it was a wakeup and
+ * a context switch a message, in the way of the reader on a busy CPU.  The
+ * slots that wait are few next to the ring (a quarter of it at most), so
+ * the peer does not run out of receives or credits meanwhile.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -196,6 +203,7 @@ int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 		else
 			posted++;
 	}
+	atomic_sub(posted, &ic->i_recv_unposted);
 	rds_ib_credits_posted(ic, posted);
 	return ret;
 }
@@ -346,6 +354,7 @@ void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 						     struct rds_ib_recv_slot,
 						     r_cqe);
 	const char *bad = NULL;
+	int unposted;
 
 	if (wc->status == IB_WC_SUCCESS)
 		bad = rds_ib_recv_frag(ic, slot, wc->byte_len);
@@ -353,11 +362,14 @@ void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		bad = "receive completion error";
 
 	llist_add(&slot->r_free, &ic->i_recv_free);
+	unposted = atomic_inc_return(&ic->i_recv_unposted);
 	if (bad) {
 		rds_conn_path_error(ic->i_cp, bad);
 		return;
 	}
-	if (wc->status == IB_WC_SUCCESS)
+	if (wc->status == IB_WC_SUCCESS &&
+	    (unposted >= (int)ic->i_credit_batch ||
+	     test_bit(RDS_IB_PEER_LOW, &ic->i_ack_flags)))
 		rds_path_queue_recv(ic->i_cp, 0);
 }
 
