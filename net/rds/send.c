@@ -513,8 +513,8 @@ static void rds_send_answer(struct rds_conn_path *cp, bool alone)
 {
 	if (alone && cp->cp_conn->c_trans->t_xmit_in_softirq &&
 	    rds_conn_path_up(cp)) {
-		rds_stats_inc(RDS_STAT_SEND_PONG_DIRECT);
-		__rds_send_xmit(cp, true);
+		if (!__rds_send_xmit(cp, true))
+			rds_stats_inc(RDS_STAT_SEND_PONG_DIRECT);
 	} else {
 		rds_send_kick(cp, false);
 	}
