@@ -22,13 +22,12 @@ trap 'rm -f "$cnt"' EXIT
 # never reads; a full send buffer is waited out (POLLOUT), 150 s at most
 # (5000 took 60 s on the debug kernel).
 flood() {
-	python3 - "$@" <<-'EOF'
-	import select, socket, sys, time
-	SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB = 276, 8, 0
-	src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-	s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
-	s.bind((src, 0))
+	python3 - "$(dirname "$0")" "$@" <<-'EOF'
+	import errno, select, socket, sys, time
+	sys.path.insert(0, sys.argv[1])
+	from rds_mr import rds_socket
+	src, dst, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+	s = rds_socket(src)
 	p = select.poll()
 	p.register(s, select.POLLOUT)
 	sent, end = 0, time.monotonic() + 150
@@ -36,10 +35,9 @@ flood() {
 	    try:
 	        s.sendto(b'', socket.MSG_DONTWAIT, (dst, 0))
 	        sent += 1
-	    except (BlockingIOError, InterruptedError):
-	        p.poll(100)
 	    except OSError as e:
-	        if e.errno != 105:	# ENOBUFS: the send buffer, as EAGAIN
+	        # A full send buffer: EAGAIN, or ENOBUFS as RDS says it.
+	        if e.errno not in (errno.EAGAIN, errno.ENOBUFS, errno.EINTR):
 	            raise
 	        p.poll(100)
 	print(f'pings sent: {sent} of {n}')
@@ -48,14 +46,15 @@ flood() {
 }
 
 pong_direct() {
-	local d0 p0 out
+	local d0 p0 out direct
 
 	d0=$(ib_counter send_pong_direct)
 	p0=$(ib_counter send_pong)
 	out=$("$BIN/rds-ping" -c 20 -i 0.05 -I $IA $IB) || return 1
 	tail -n 2 <<<"$out"
-	echo "send_pong: +$(($(ib_counter send_pong) - p0)), send_pong_direct: +$(($(ib_counter send_pong_direct) - d0))"
-	[ $(($(ib_counter send_pong_direct) - d0)) -ge 20 ]
+	direct=$(($(ib_counter send_pong_direct) - d0))
+	echo "send_pong: +$(($(ib_counter send_pong) - p0)), send_pong_direct: +$direct"
+	[ "$direct" -ge 20 ]
 }
 
 # counts: what the flood point writes to $cnt, a line before and after:
