@@ -544,14 +544,32 @@ void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
 			      bool (*is_acked)(struct rds_message *rm, u64 ack));
 
 /*
+ * One wakeup for the messages of one read.  A transport that delivers
+ * several messages in one go (a read of a byte stream) puts a batch on its
+ * stack, zeroed, passes it to rds_recv_incoming() for each and calls
+ * rds_recv_batch_end() before it returns.  A message is on its socket's
+ * queue once delivered: only the wakeup of the socket's reader waits, for
+ * the rest of that read at most.  Messages in a row for one socket then
+ * wake it once rather than once each, which on a second CPU would make the
+ * reader run, take one, sleep and be woken again for the next.
+ * Lifetime: rb_rs holds a sock reference until it is woken.  The batch is
+ * its transport's read's alone: no lock.
+ */
+struct rds_recv_batch {
+	struct rds_sock	*rb_rs;
+};
+
+/*
  * Deliver a complete message that arrived on @cp from @saddr to @daddr.
  * Drops duplicates, answers pings, applies congestion map updates, queues
  * the rest on the bound socket.  Takes its own reference on @inc.
- * Callable from softirq (gfp GFP_ATOMIC) or process context.
+ * Callable from softirq (gfp GFP_ATOMIC) or process context.  @batch NULL
+ * wakes the reader at once.
  */
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		       const struct in6_addr *daddr, struct rds_incoming *inc,
-		       gfp_t gfp);
+		       gfp_t gfp, struct rds_recv_batch *batch);
+void rds_recv_batch_end(struct rds_recv_batch *batch);
 
 /* ---- Info tables (RDS_INFO_* getsockopt) -------------------------------- */
 

@@ -68,7 +68,7 @@ static int rds_loop_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		rds_inc_init(&rm->m_inc, &peer->c_path[0], &conn->c_laddr);
 		rds_message_addref(rm);		/* the incoming's, see inc_free */
 		rds_recv_incoming(&peer->c_path[0], &conn->c_laddr,
-				  &conn->c_faddr, &rm->m_inc, GFP_KERNEL);
+				  &conn->c_faddr, &rm->m_inc, GFP_KERNEL, NULL);
 		rds_inc_put(&rm->m_inc);
 		rds_conn_put(peer);
 	}

@@ -179,7 +179,8 @@ static void rds_recv_mark_napi(struct rds_sock *rs, struct rds_incoming *inc)
 #endif
 }
 
-static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
+/* Returns whether @inc was queued, and so whether the reader is to be woken. */
+static bool rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 			   struct rds_incoming *inc)
 {
 	struct sock *sk = rds_rs_to_sk(rs);
@@ -195,12 +196,12 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 	if (sock_flag(sk, SOCK_DEAD)) {
 		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 		rds_stats_inc(RDS_STAT_RECV_DROP_DEAD_SOCK);
-		return;
+		return false;
 	}
 	if (rs->rs_rcv_mem + charge > hard) {
 		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 		rds_stats_inc(RDS_STAT_RECV_DROP_RCVBUF);
-		return;
+		return false;
 	}
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
 	rds_inc_addref(inc);
@@ -215,7 +216,49 @@ static void rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 	rds_recv_cong_announce(marked, false);
 	rds_stats_inc(RDS_STAT_RECV_QUEUED);
 	rds_stats_add(RDS_STAT_RECV_BYTES_ADDED_TO_SOCK, len);
+	return true;
+}
+
+static void rds_recv_wake(struct rds_sock *rs)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+
+	rds_stats_inc(RDS_STAT_RECV_WAKEUPS);
 	sk->sk_data_ready(sk);
+}
+
+/* Wakes the batch's socket, if any, and lets go of it. */
+void rds_recv_batch_end(struct rds_recv_batch *batch)
+{
+	struct rds_sock *rs = batch->rb_rs;
+
+	if (!rs)
+		return;
+	batch->rb_rs = NULL;
+	rds_recv_wake(rs);
+	sock_put(rds_rs_to_sk(rs));
+}
+EXPORT_SYMBOL_GPL(rds_recv_batch_end);
+
+/* A message was queued on @rs: wake its reader now, or at the end of the
+ * batch, the socket's reference (from rds_find_bound()) going with it.
+ * Only messages in a row share a wakeup: one for another socket wakes the
+ * last one's reader first, so no reader waits for more than the read.
+ */
+static void rds_recv_wake_later(struct rds_sock *rs,
+				struct rds_recv_batch *batch)
+{
+	if (!batch) {
+		rds_recv_wake(rs);
+		sock_put(rds_rs_to_sk(rs));
+		return;
+	}
+	if (batch->rb_rs == rs) {
+		sock_put(rds_rs_to_sk(rs));
+		return;
+	}
+	rds_recv_batch_end(batch);
+	batch->rb_rs = rs;
 }
 
 /* A retransmitted message below the next expected sequence number is one we
@@ -288,7 +331,7 @@ static void rds_recv_exthdrs(struct rds_sock *rs, struct rds_incoming *inc)
 
 void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		       const struct in6_addr *daddr, struct rds_incoming *inc,
-		       gfp_t gfp)
+		       gfp_t gfp, struct rds_recv_batch *batch)
 {
 	struct rds_connection *conn = cp->cp_conn;
 	const struct rds_header *hdr = &inc->i_hdr;
@@ -346,8 +389,10 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		return;
 	}
 	rds_recv_exthdrs(rs, inc);
-	rds_recv_queue(rs, conn, inc);
-	sock_put(rds_rs_to_sk(rs));
+	if (rds_recv_queue(rs, conn, inc))
+		rds_recv_wake_later(rs, batch);
+	else
+		sock_put(rds_rs_to_sk(rs));
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
 

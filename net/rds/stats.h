@@ -57,6 +57,7 @@ enum rds_stat {
 	RDS_STAT_CONN_HEARTBEAT_TIMEOUT,
 	RDS_STAT_RECV_BUSY_POLLED,		/* recvmsg spun, did not sleep */
 	RDS_STAT_SEND_PONG_DIRECT,		/* sent from the receive path */
+	RDS_STAT_RECV_WAKEUPS,			/* data_ready for queued messages */
 	RDS_STAT_NR
 };
 

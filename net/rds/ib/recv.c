@@ -273,10 +273,12 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_INCS);
 	/* A peer address of our own netns has one congestion map, which its
 	 * sockets keep exact: an update in flight would only make it stale.
+	 * No wakeup batch: the CQ's poller hands us one completion at a time
+	 * and does not say when its run ends.
 	 */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP || !ic->i_peer_local)
 		rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr,
-				  &ibinc->ii_inc, GFP_ATOMIC);
+				  &ibinc->ii_inc, GFP_ATOMIC, NULL);
 	/* Map updates have no sequence number of their own. */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP)
 		atomic64_set(&ic->i_ack_next, be64_to_cpu(hdr->h_sequence));

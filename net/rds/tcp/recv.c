@@ -26,6 +26,8 @@ struct rds_tcp_read_ctx {
 	struct rds_tcp_connection	*tc;
 	gfp_t				gfp;
 	size_t				delivered;
+	/* One read takes in all a segment carries: its reader wakes once. */
+	struct rds_recv_batch		batch;
 };
 
 void rds_tcp_reasm_reset(struct rds_tcp_connection *tc)
@@ -77,7 +79,7 @@ static void rds_tcp_inc_deliver(struct rds_tcp_read_ctx *ctx)
 	tc->t_tinc = NULL;
 	tc->t_hdr_got = 0;
 	rds_recv_incoming(cp, &cp->cp_conn->c_faddr, &cp->cp_conn->c_laddr,
-			  &tinc->ti_inc, ctx->gfp);
+			  &tinc->ti_inc, ctx->gfp, &ctx->batch);
 	rds_inc_put(&tinc->ti_inc);
 	ctx->delivered++;
 }
@@ -210,6 +212,7 @@ int rds_tcp_read_sock(struct rds_tcp_connection *tc, struct sock *sk, gfp_t gfp)
 	read_descriptor_t desc = { .arg.data = &ctx, .count = 1 };
 
 	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
+	rds_recv_batch_end(&ctx.batch);
 	if (desc.error == -ENOMEM)
 		rds_tcp_stats_inc(RDS_TCP_STAT_RECV_NOMEM);
 	return desc.error ? desc.error : ctx.delivered;
