@@ -46,6 +46,8 @@ static __noreturn void usage(int status)
 		"      --classic-io      size and drive the sockets as the classic rds-stress does:\n"
 		"                        SO_SNDBUF and SO_RCVBUF of tasks x depth x (q + a) x 2,\n"
 		"                        sends only once poll() reported POLLOUT\n"
+		"      --one-way         only the active side sends requests, the passive side\n"
+		"                        only acks: one message each way a round trip\n"
 		"RDMA (RDS/IB only): every ack does an RDMA READ or WRITE on a buffer its request lent\n"
 		"  -D, --rdma-bytes N    bytes per local vector (default 0: no RDMA)\n"
 		"  -I, --rdma-buffers N  local vectors per RDMA, 1-%u (default 1; also --rdma-vector)\n"
@@ -72,6 +74,7 @@ enum {
 	OPT_RDMA_KEY_O_METER,
 	OPT_CLASSIC,		/* the classic tool's, not ours */
 	OPT_CLASSIC_IO,
+	OPT_ONE_WAY,
 };
 
 static const struct option long_opts[] = {
@@ -88,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "report-summary", no_argument, NULL, 'z' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "classic-io", no_argument, NULL, OPT_CLASSIC_IO },
+	{ "one-way", no_argument, NULL, OPT_ONE_WAY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "rdma-bytes", required_argument, NULL, 'D' },
 	{ "rdma-buffers", required_argument, NULL, 'I' },
@@ -102,7 +106,6 @@ static const struct option long_opts[] = {
 	{ "rdma-key-o-meter", no_argument, NULL, OPT_RDMA_KEY_O_METER },
 	/* -c is accepted: the cpu column is always there */
 	{ "report-cpu", no_argument, NULL, 'c' },
-	{ "one-way", no_argument, NULL, OPT_CLASSIC },
 	{ "rtprio", no_argument, NULL, OPT_CLASSIC },
 	{ "trace", no_argument, NULL, OPT_CLASSIC },
 	{ "show-params", no_argument, NULL, OPT_CLASSIC },
@@ -308,6 +311,9 @@ static void parse_opts(int argc, char **argv, struct stress_run *r)
 			break;
 		case OPT_CLASSIC_IO:
 			r->o.classic_io = 1;
+			break;
+		case OPT_ONE_WAY:
+			r->o.one_way = 1;
 			break;
 		case 'c':
 			break;

@@ -49,6 +49,7 @@ struct stress_opts {
 	uint32_t rdma_flags;
 	uint32_t rdma_align;	/* buffers start this far into a page */
 	uint32_t classic_io;	/* --classic-io: buffers and poll as the classic tool */
+	uint32_t one_way;	/* --one-way: the passive side sends no requests */
 };
 
 /* This instance: the shared options plus what stays local. */

@@ -191,6 +191,7 @@ void print_json(const struct stress_run *run, const struct rates *r,
 	json_int("tasks", o->tasks);
 	json_int("depth", o->depth);
 	json_bool("classic_io", o->classic_io);
+	json_bool("one_way", o->one_way);
 	json_int("req_bytes", o->req_bytes);
 	json_int("ack_bytes", o->ack_bytes);
 	json_int("tos", o->tos);

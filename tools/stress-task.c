@@ -174,6 +174,14 @@ static bool send_msg(struct task *t, unsigned int peer, int type, uint64_t ts,
 	return true;
 }
 
+/* Whether the task sends requests now: not once stopping, and with
+ * --one-way only on the active side.
+ */
+static bool task_requests(const struct task *t)
+{
+	return !stopping() && (t->run->active || !t->run->o.one_way);
+}
+
 /* Owed acks first: they are what unblocks the peer. */
 static void send_pending(struct task *t)
 {
@@ -194,7 +202,7 @@ static void send_pending(struct task *t)
 			t->owed_count[p]--;
 		}
 	}
-	for (p = 0; p < o->tasks && !stopping(); p++) {
+	for (p = 0; p < o->tasks && task_requests(t); p++) {
 		while (t->outstanding[p] < o->depth) {
 			if (!send_msg(t, p, MSG_REQ, now_ns(), 0))
 				goto blocked;
@@ -362,7 +370,7 @@ static bool task_wants_send(const struct task *t)
 	unsigned int p;
 
 	for (p = 0; p < o->tasks; p++)
-		if (t->owed_count[p] || (!stopping() && t->outstanding[p] < o->depth))
+		if (t->owed_count[p] || (task_requests(t) && t->outstanding[p] < o->depth))
 			return true;
 	return false;
 }

@@ -153,6 +153,29 @@ check_stress_v6() {
 	return $rc
 }
 
+# --one-way: the passive side only acks. It measures no round trip of its
+# own and sends no more messages than it took; the active side's acks are
+# its requests'.
+check_stress_one_way() {
+	local log out rc
+	log=$(mktemp)
+	in_b "$BIN/rds-stress" -r "$B" -p 4400 --json >"$log" 2>&1 &
+	wait_for b_listens 4400
+	out=$(in_a "$BIN/rds-stress" -s "$B" -r "$A" -p 4400 -q 64 -T 2 --one-way --json 2>&1)
+	rc=$?
+	wait $! || rc=1
+	output_has "$out" '"role": "active"' '"one_way": true' '"rx_msgs": [1-9]' \
+		'"rtt_p50_us": [1-9]' || rc=1
+	output_has "$(cat "$log")" '"role": "passive"' '"one_way": true' '"rtt_us": 0[,.]' || rc=1
+	python3 -c '
+import json, sys
+p = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+sys.exit(0 if 0 < p["tx_msgs"] <= p["rx_msgs"] else 1)' "$log" || {
+		echo "passive side sent more than it took:"; cat "$log"; rc=1; }
+	rm -f "$log"
+	return $rc
+}
+
 # The classic per-second and summary columns.
 check_stress_lines() {
 	local out rc
@@ -190,7 +213,7 @@ tools_tests() {
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 16
+	ktap_plan 17
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
 	ktap_test "bad command lines exit 2" check_usage
@@ -206,6 +229,7 @@ tools_tests() {
 	ktap_test "rds-stress: 2 tasks, depth 4, verified, JSON" check_stress
 	ktap_test "rds-stress: IPv6" check_stress_v6
 	ktap_test "rds-stress: classic columns" check_stress_lines
+	ktap_test "rds-stress --one-way: the passive side only acks" check_stress_one_way
 	ktap_test "rds-stress: unreachable peer is one error line" check_stress_nobody
 	cleanup_netns
 	ktap_finished
