@@ -60,6 +60,8 @@ TARGETS = [
     ("1M-d8", "bytes_per_sec", "tcp-stream-1M", ">=", 0.8),
     ("rds-ping", "p50_us", "tcp-pingpong", "<=", 1.5),
     ("rds-ping-busy", "p50_us", "tcp-pingpong", "<=", 1.2),
+    ("64B-d1", "rtt_p50_us", "tcp-pingpong", "<=", 1.3),
+    ("64B-d1-1w", "rtt_p50_us", "tcp-pingpong", "<=", 1.3),
     ("ib-8K-d8", "msgs_per_sec", "intree", ">=", 1.2),
     ("ib-64K-d8", "bytes_per_sec", "ib-send-bw", ">=", 0.8),
     ("cio-64B-d8", "msgs_per_sec", "intree", ">=", 1.3),
@@ -81,6 +83,7 @@ LIMITS = [
     (("1M",), "bytes_per_sec", "tcp-stream-1M", "bytes_per_sec"),
     (("rds-ping",), "p50_us", "tcp-pingpong", "p50_us"),
     (("rds-ping",), "p50_us", "tcp-pingpong-paced", "p50_us"),
+    (("64B-d1",), "rtt_p50_us", "tcp-pingpong", "p50_us"),
     (("ib-64K", "ib-1M"), "bytes_per_sec", "ib-send-bw", "bytes_per_sec"),
     (("ib-rds-ping",), "p50_us", "ib-send-lat", "rtt_us"),
 ]
