@@ -29,8 +29,7 @@ RDS_FUNCS="rds_sendmsg rds_recvmsg rds_poll rds_send_xmit rds_recv_incoming
 	rds_control_pong rds_send_worker"
 RDS_TCP_FUNCS="rds_tcp_xmit rds_tcp_data_ready"
 RXE_FUNCS="rds_ib_xmit rds_ib_recv_done rds_ib_send_done rxe_post_send
-	rxe_requester rxe_responder rxe_completer rxe_udp_encap_recv
-	irq_poll_softirq veth_xmit"
+	rxe_requester rxe_responder rxe_completer rxe_udp_encap_recv veth_xmit"
 
 trace_start() {
 	local f
@@ -69,7 +68,7 @@ trace_show() {
 		END {
 			if (!nstarts) { print "no round trip found"; exit 1 }
 			start = starts[int((nstarts + 1) / 2)]
-			# The same task, by pid: a server may share its name.
+			# The same thread, by pid: the threads of a task share its name.
 			split(line[start], f, " ")
 			who = f[1]
 			for (n = start; n <= NR; n++) {

@@ -24,9 +24,10 @@ n=$(tcp_count 3000 500)
 slow_n=1000
 port=4700
 
-# run MODE SRC DST: one burst, read the MODE way; prints the counters.
+# run MODE SRC DST: one burst, read the MODE way; the counters' moves in
+# queued and woken.
 run() {
-	local mode=$1 src=$2 dst=$3 q0 w0 q1 w1 server rc=0
+	local mode=$1 src=$2 dst=$3 q0 w0 server rc=0
 
 	port=$((port + 4))
 	q0=$(counter recv_queued)
@@ -41,10 +42,10 @@ run() {
 	ip netns exec $A python3 "$TOOL" send "$src" "$dst" $port "$n" || rc=1
 	wait $server || rc=1
 	grep -v '^ready$' /tmp/wakeups-recv.log | sed 's/^/# /'
-	q1=$(counter recv_queued)
-	w1=$(counter recv_wakeups)
-	echo "# recv_queued +$((q1 - q0)), recv_wakeups +$((w1 - w0))"
-	if [ $((w1 - w0)) -gt $((q1 - q0)) ]; then
+	queued=$(($(counter recv_queued) - q0))
+	woken=$(($(counter recv_wakeups) - w0))
+	echo "# recv_queued +$queued, recv_wakeups +$woken"
+	if [ "$woken" -gt "$queued" ]; then
 		echo "# more wakeups than messages"
 		rc=1
 	fi
@@ -58,16 +59,12 @@ run() {
 # here: S1's messages alternate between R1 and R2, so only S2's to R1 run
 # long).
 slow() {
-	local q0 w0 q w rc=0
+	local rc=0
 
 	ip netns exec $A tc qdisc replace dev veth0 root netem rate 1mbit || return 1
-	q0=$(counter recv_queued)
-	w0=$(counter recv_wakeups)
 	n=$slow_n run "$1" $A4 $B4 || rc=1
 	ip netns exec $A tc qdisc del dev veth0 root
-	q=$(($(counter recv_queued) - q0))
-	w=$(($(counter recv_wakeups) - w0))
-	[ $rc = 0 ] && [ "$q" -gt 0 ] && [ $((w * 10)) -le $((q * 9)) ]
+	[ $rc = 0 ] && [ "$queued" -gt 0 ] && [ $((woken * 10)) -le $((queued * 9)) ]
 }
 
 ktap_plan 5

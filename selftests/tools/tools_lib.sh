@@ -121,35 +121,42 @@ check_info_prom() {
 	in_a "$BIN/rds-info" --prometheus | python3 "$TOOLS_DIR/check_export.py" prom "$A" "$B"
 }
 
+# stress_pair PORT PASSIVE_ADDR ACTIVE_ARGS...: a passive rds-stress in b,
+# bound to PASSIVE_ADDR (dual-stack when it is ""), and an active one in a
+# with ACTIVE_ARGS, both --json. Sets the caller's out (the active side's
+# output) and plog (the passive side's); fails when either side does.
+stress_pair() {
+	local port=$1 paddr=$2 log rc=0
+
+	shift 2
+	log=$(mktemp)
+	in_b "$BIN/rds-stress" ${paddr:+-r "$paddr"} -p "$port" --json >"$log" 2>&1 &
+	wait_for b_listens "$port"
+	out=$(in_a "$BIN/rds-stress" -p "$port" "$@" --json 2>&1) || rc=1
+	wait $! || rc=1
+	plog=$(cat "$log")
+	rm -f "$log"
+	return $rc
+}
+
 # A passive rds-stress in b, an active one in a; both must report traffic.
 check_stress() {
-	local log out rc
-	log=$(mktemp)
-	in_b "$BIN/rds-stress" -r "$B" -p 4100 --json >"$log" 2>&1 &
-	wait_for b_listens 4100
-	out=$(in_a "$BIN/rds-stress" -s "$B" -r "$A" -p 4100 -t 2 -d 4 -q 2K -a 256 \
-	      -T 3 -v --json 2>&1)
-	rc=$?
-	wait $! || rc=1
+	local out plog rc=0
+
+	stress_pair 4100 "$B" -s "$B" -r "$A" -t 2 -d 4 -q 2K -a 256 -T 3 -v || rc=1
 	output_has "$out" '"role": "active"' '"tasks": 2' '"verify_errors": 0' \
 		'"rx_msgs": [1-9]' '"rtt_us": [0-9.]+' || rc=1
-	output_has "$(cat "$log")" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
-	rm -f "$log"
+	output_has "$plog" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
 	return $rc
 }
 
 # Over IPv6, with the passive side listening dual-stack (no -r).
 check_stress_v6() {
-	local log out rc
-	log=$(mktemp)
-	in_b "$BIN/rds-stress" -p 4300 --json >"$log" 2>&1 &
-	wait_for b_listens 4300
-	out=$(in_a "$BIN/rds-stress" -s "$B6" -p 4300 -T 2 --json 2>&1)
-	rc=$?
-	wait $! || rc=1
+	local out plog rc=0
+
+	stress_pair 4300 "" -s "$B6" -T 2 || rc=1
 	output_has "$out" '"role": "active"' '"rx_msgs": [1-9]' || rc=1
-	output_has "$(cat "$log")" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
-	rm -f "$log"
+	output_has "$plog" '"role": "passive"' '"rx_msgs": [1-9]' || rc=1
 	return $rc
 }
 
@@ -159,25 +166,20 @@ check_stress_v6() {
 # bytes, not by round-trip times: without a TSC the guest's clock ticks
 # in jiffies and most round trips measure 0.
 check_stress_one_way() {
-	local log out rc
-	log=$(mktemp)
-	in_b "$BIN/rds-stress" -r "$B" -p 4400 --json >"$log" 2>&1 &
-	wait_for b_listens 4400
-	out=$(in_a "$BIN/rds-stress" -s "$B" -r "$A" -p 4400 -q 64 -T 2 --one-way --json 2>&1)
-	rc=$?
-	wait $! || rc=1
+	local out plog rc=0
+
+	stress_pair 4400 "$B" -s "$B" -r "$A" -q 64 -T 2 --one-way || rc=1
 	output_has "$out" '"role": "active"' '"one_way": true' '"rx_msgs": [1-9]' || rc=1
-	output_has "$(cat "$log")" '"role": "passive"' '"one_way": true' '"rtt_us": 0[,.]' || rc=1
-	echo "$out" | python3 -c '
+	output_has "$plog" '"role": "passive"' '"one_way": true' '"rtt_us": 0[,.]' || rc=1
+	python3 -c '
 import json, sys
-a = json.loads([l for l in sys.stdin if l.startswith("{")][-1])
-p = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+a, p = (json.loads([l for l in s.splitlines() if l.startswith("{")][-1])
+        for s in sys.argv[1:3])
 # Acks of 32 B for requests of 64 B: the active side takes in half what it
 # sends, the passive side sends half what it takes.
 ok = 0 < 3 * a["rx_bytes"] < 2 * a["tx_bytes"] and 0 < 3 * p["tx_bytes"] < 2 * p["rx_bytes"]
-sys.exit(0 if ok else 1)' "$log" || {
-		echo "requests went both ways:"; cat "$log"; rc=1; }
-	rm -f "$log"
+sys.exit(0 if ok else 1)' "$out" "$plog" || {
+		echo "requests went both ways:"; echo "$plog"; rc=1; }
 	return $rc
 }
 
