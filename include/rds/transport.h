@@ -264,7 +264,8 @@ struct rds_message {
 	struct rds_conn_path	*m_cp;		/* path it was queued on */
 	unsigned int		m_len;		/* payload bytes */
 	unsigned int		m_nents;
-	struct scatterlist	*m_sg;
+	struct scatterlist	*m_sg;		/* &m_sg_one, or kcalloc()ed */
+	struct scatterlist	m_sg_one;	/* a payload of one piece */
 	rds_rdma_cookie_t	m_rdma_cookie;
 	struct rds_zcopy	*m_zcopy;	/* MSG_ZEROCOPY: m_sg pins user pages */
 	struct rds_rdma_op	*m_rdma;	/* RDMA or atomic, or NULL */

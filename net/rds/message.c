@@ -45,7 +45,8 @@ static void rds_message_free(struct rds_message *rm)
 	WARN_ON_ONCE(rm->m_rs);
 	for (i = 0; i < rm->m_nents; i++)
 		put_page(sg_page(&rm->m_sg[i]));
-	kfree(rm->m_sg);
+	if (rm->m_sg != &rm->m_sg_one)
+		kfree(rm->m_sg);
 	if (rm->m_zcopy)
 		rds_message_zcopy_free(rm->m_zcopy);
 	if (rm->m_rdma)
@@ -87,7 +88,13 @@ static struct rds_message *rds_message_new(unsigned int len,
 	if (!nents)
 		return rm;
 
-	rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
+	/* Most messages fit a page: their entry comes with the message, not
+	 * as an allocation and a free of its own.
+	 */
+	if (nents == 1)
+		rm->m_sg = &rm->m_sg_one;
+	else
+		rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
 	if (!rm->m_sg) {
 		kfree(rm);
 		return NULL;
