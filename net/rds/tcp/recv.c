@@ -5,9 +5,10 @@
  * a good part of its skb stays there, as a clone that remembers which bytes
  * are the message's; a clone pins the whole skb, though, so a piece small
  * next to its skb (a 10-byte message in a 64 KiB one) is copied out into
- * skbs of the message's own.  Either way a message pins at most about
- * RDS_TCP_PIN_RATIO times its size, and says how much in i_truesize, which
- * the socket that queues it is charged.
+ * skbs of the message's own, or into the message itself when the whole
+ * payload is small (RDS_TCP_INLINE_MAX).  Either way a message pins at
+ * most about RDS_TCP_PIN_RATIO times its size, and says how much in
+ * i_truesize, which the socket that queues it is charged.
  */
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -53,6 +54,7 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	if (!tinc)
 		return -ENOMEM;
 	__skb_queue_head_init(&tinc->ti_skbs);
+	tinc->ti_inline_len = 0;
 	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
 	tinc->ti_inc.i_hdr = tc->t_hdr;
 	tinc->ti_inc.i_truesize = sizeof(*tinc);
@@ -95,6 +97,11 @@ static void rds_tcp_inc_hold(struct rds_tcp_incoming *tinc,
 	__skb_queue_tail(&tinc->ti_skbs, skb);
 }
 
+static bool rds_tcp_inc_is_inline(const struct rds_tcp_incoming *tinc)
+{
+	return be32_to_cpu(tinc->ti_inc.i_hdr.h_len) <= RDS_TCP_INLINE_MAX;
+}
+
 /* Copies @n bytes at @offset of @skb to the end of the message, into its
  * last copy skb while that has room, then into new ones no bigger than
  * what the message still lacks.  Returns the bytes copied: fewer than @n
@@ -132,8 +139,17 @@ static int rds_tcp_inc_copy(struct rds_tcp_connection *tc,
 static int rds_tcp_inc_add(struct rds_tcp_connection *tc, struct sk_buff *skb,
 			   unsigned int offset, unsigned int n, gfp_t gfp)
 {
+	struct rds_tcp_incoming *tinc = tc->t_tinc;
 	struct sk_buff *clone;
 
+	if (rds_tcp_inc_is_inline(tinc)) {
+		/* n <= t_data_rem: the header's length bounds the whole. */
+		if (skb_copy_bits(skb, offset,
+				  tinc->ti_inline + tinc->ti_inline_len, n))
+			return -EPROTO;
+		tinc->ti_inline_len += n;
+		return n;
+	}
 	if ((u64)n * RDS_TCP_PIN_RATIO < skb->truesize)
 		return rds_tcp_inc_copy(tc, skb, offset, n, gfp);
 	clone = skb_clone(skb, gfp);
@@ -289,6 +305,12 @@ int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 	struct sk_buff *skb;
 	size_t copied = 0, n;
 
+	if (rds_tcp_inc_is_inline(tinc)) {
+		n = min_t(size_t, tinc->ti_inline_len, iov_iter_count(to));
+		if (copy_to_iter(tinc->ti_inline, n, to) != n)
+			return -EFAULT;
+		return n;
+	}
 	skb_queue_walk(&tinc->ti_skbs, skb) {
 		if (!iov_iter_count(to))
 			break;
@@ -311,7 +333,11 @@ void rds_tcp_inc_free(struct rds_incoming *inc)
 
 int rds_tcp_recv_init(void)
 {
-	rds_tcp_incoming_slab = KMEM_CACHE(rds_tcp_incoming, 0);
+	/* ti_inline is copied to user space: hardened usercopy wants it
+	 * declared.
+	 */
+	rds_tcp_incoming_slab = KMEM_CACHE_USERCOPY(rds_tcp_incoming, 0,
+						    ti_inline);
 	return rds_tcp_incoming_slab ? 0 : -ENOMEM;
 }
 

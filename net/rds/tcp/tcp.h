@@ -54,12 +54,21 @@ static inline struct rds_tcp_net *rds_tcp_net(struct net *net)
 	return net_generic(net, rds_tcp_netid);
 }
 
-/* A received message: the header, then the skbs holding its data (clones
- * of TCP's, or copies of our own, in order; see recv.c).
+/* A payload this small is copied into the message itself: an skb of its
+ * own costs an allocation, a zeroing and a free per message.
+ */
+#define RDS_TCP_INLINE_MAX	256
+
+/* A received message: the header, then its data.  Up to
+ * RDS_TCP_INLINE_MAX bytes in ti_inline; more in the skbs (clones of
+ * TCP's, or copies of our own, in order; see recv.c).  Both are built
+ * under the socket lock and read only once the message is delivered.
  */
 struct rds_tcp_incoming {
-	struct sk_buff_head	ti_skbs;	/* built under the socket lock */
+	struct sk_buff_head	ti_skbs;
 	struct rds_incoming	ti_inc;
+	unsigned int		ti_inline_len;
+	u8			ti_inline[RDS_TCP_INLINE_MAX];
 };
 
 /* The part of a payload skb that belongs to the message, in skb->cb. */
