@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Bursts to two sockets for test_wakeups.sh: a reader woken once a read of
-# the transport, not once a message, must still get every message.
+# Bursts to two sockets for test_wakeups.sh (and selftests/ib's
+# test_ib_wakeups.sh): a reader woken once a read of the transport (or a
+# run of the receive CQ's poller), not once a message, must still get
+# every message. The sockets are pinned to RDS/TCP, or with --ib first to
+# RDS/IB.
 #
-#   rds_wakeups.py recv ADDR PORT MODE COUNT
+#   rds_wakeups.py [--ib] recv ADDR PORT MODE COUNT
 #       sockets R1 at ADDR:PORT and R2 at ADDR:PORT+1. MODE et: one epoll
 #       set, edge-triggered, each socket read until EAGAIN on its event;
 #       MODE block: a thread a socket, blocking recvfrom(). Expects COUNT
@@ -12,7 +15,7 @@
 #       each once and in order; prints "ready", then one JSON line of what
 #       came; exit 1 on anything else, or when a message is missing after
 #       20 s without one (a message queued without a wakeup after it)
-#   rds_wakeups.py send SRC DST PORT COUNT
+#   rds_wakeups.py [--ib] send SRC DST PORT COUNT
 #       S1 at SRC:PORT+2 sends COUNT messages to each of R1 and R2, one to
 #       each in turn (one path, the destination changing a message);
 #       S2 at SRC:PORT+3 sends COUNT to R1. 64 B each, as fast as the
@@ -34,10 +37,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'ib'))
 sys.path.insert(0, os.path.join(HERE, '..', 'socket'))
-from rds_mr import RDS_TRANS_TCP, rds_socket  # noqa
+from rds_mr import RDS_TRANS_IB, RDS_TRANS_TCP, rds_socket  # noqa
 from rds_busypoll import rcvtimeo  # noqa
 
 SIZE = 64
+TRANS = RDS_TRANS_TCP
 QUIET = 20
 # The pairs (sender, receiver) the senders write to.
 PAIRS = [(1, 1), (1, 2), (2, 1)]
@@ -121,7 +125,7 @@ def recv_block(socks, tallies):
 def recv(addr, port, mode, count):
     socks = []
     for i in range(2):
-        s = rds_socket(addr, RDS_TRANS_TCP, port + i)
+        s = rds_socket(addr, TRANS, port + i)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
         socks.append(s)
     tallies = [Tally(1, count), Tally(2, count)]
@@ -142,8 +146,8 @@ def recv(addr, port, mode, count):
 
 
 def send(src, dst, port, count):
-    s1 = rds_socket(src, RDS_TRANS_TCP, port + 2)
-    s2 = rds_socket(src, RDS_TRANS_TCP, port + 3)
+    s1 = rds_socket(src, TRANS, port + 2)
+    s2 = rds_socket(src, TRANS, port + 3)
     for s in (s1, s2):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
     for seq in range(count):
@@ -158,6 +162,10 @@ def send(src, dst, port, count):
 
 
 def main(argv):
+    global TRANS
+    if argv and argv[0] == '--ib':
+        TRANS = RDS_TRANS_IB
+        argv = argv[1:]
     if len(argv) == 5 and argv[0] == 'recv':
         return recv(argv[1], int(argv[2]), argv[3], int(argv[4]))
     if len(argv) == 5 and argv[0] == 'send':

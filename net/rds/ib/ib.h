@@ -30,6 +30,7 @@
 
 #include <linux/atomic.h>
 #include <linux/hashtable.h>
+#include <linux/irq_poll.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <rdma/ib_verbs.h>
@@ -337,7 +338,7 @@ enum {
  * the id (QP, CQs, rings, device reference) comes and goes with it.
  *
  * i_mutex protects the attachment: i_cm_id, i_dev, i_dom, i_qp, i_send_cq,
- * i_recv_cq and the rings' memory.  Event handlers check under it that the
+ * i_recv_cq (and its poller) and the rings' memory.  Event handlers check under it that the
  * event's id is still i_cm_id before acting; shutdown clears i_cm_id under
  * it and only then disconnects, drains and destroys, unlocked.
  *
@@ -403,6 +404,13 @@ struct rds_ib_connection {
 	unsigned long		i_ack_flags;
 	atomic64_t		i_ack_next;	/* highest seq we have */
 	u64			i_ack_recv;	/* highest ack the peer sent */
+
+	/* The receive CQ's poller (recv.c): scheduled by its completion
+	 * event, one run at a time; the batch is the run's.
+	 */
+	struct irq_poll		i_recv_iop;
+	struct ib_wc		*i_recv_wc;	/* what one ib_poll_cq() takes */
+	struct rds_recv_batch	i_recv_batch;
 
 	/* receive ring */
 	struct rds_ib_recv_slot	*i_recvs;
@@ -557,7 +565,9 @@ unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
 /* recv.c */
 int rds_ib_recv_path(struct rds_conn_path *cp);
 int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp);
-void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
+			  u32 vector);
+void rds_ib_recv_cq_destroy(struct rds_ib_connection *ic);
 void rds_ib_recv_reset(struct rds_ib_connection *ic);
 void rds_ib_recv_slot_release(struct ib_device *dev,
 			      struct rds_ib_recv_slot *slot);

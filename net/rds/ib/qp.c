@@ -312,12 +312,9 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 		ret = PTR_ERR(ic->i_send_cq);
 		goto err_bufs;
 	}
-	ic->i_recv_cq = ib_alloc_cq(dev, ic, ic->i_recv_nr + 1, vector,
-				    IB_POLL_SOFTIRQ);
-	if (IS_ERR(ic->i_recv_cq)) {
-		ret = PTR_ERR(ic->i_recv_cq);
+	ret = rds_ib_recv_cq_create(ic, dev, vector);
+	if (ret)
 		goto err_send_cq;
-	}
 	ret = rds_ib_create_qp(ic, cm_id);
 	if (ret)
 		goto err_recv_cq;
@@ -340,8 +337,7 @@ err_qp:
 	rdma_destroy_qp(cm_id);
 	ic->i_qp = NULL;
 err_recv_cq:
-	ib_free_cq(ic->i_recv_cq);
-	ic->i_recv_cq = NULL;
+	rds_ib_recv_cq_destroy(ic);
 err_send_cq:
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
@@ -369,8 +365,7 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	ib_drain_qp(ic->i_qp);
 	rdma_destroy_qp(cm_id);
 	ic->i_qp = NULL;
-	ib_free_cq(ic->i_recv_cq);
-	ic->i_recv_cq = NULL;
+	rds_ib_recv_cq_destroy(ic);
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
 	rds_ib_recv_reset(ic);

@@ -2,7 +2,7 @@
 /* The receive side: a ring of posted receives, each a header buffer and a
  * page, and the reassembly of fragments into messages.
  *
- * Completions run in softirq (the CQ polls from irq_poll) and never
+ * Completions run in softirq (our poller, below, from irq_poll) and never
  * allocate: a fragment's page moves into its message, and the slot waits
  * on i_recv_free until the receive work, in process context, gives it a new
  * page and posts it again.  RC completions arrive in posting order, so one
@@ -21,6 +21,8 @@
 #include "ib.h"
 
 struct kmem_cache *rds_ib_incoming_slab;
+
+static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* Receive pages held by all rings together: in their slots, or in
  * messages not yet freed.  max_recv_allocation caps it, but only for what
@@ -273,12 +275,10 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_INCS);
 	/* A peer address of our own netns has one congestion map, which its
 	 * sockets keep exact: an update in flight would only make it stale.
-	 * No wakeup batch: the CQ's poller hands us one completion at a time
-	 * and does not say when its run ends.
 	 */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP || !ic->i_peer_local)
 		rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr,
-				  &ibinc->ii_inc, GFP_ATOMIC, NULL);
+				  &ibinc->ii_inc, GFP_ATOMIC, &ic->i_recv_batch);
 	/* Map updates have no sequence number of their own. */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP)
 		atomic64_set(&ic->i_ack_next, be64_to_cpu(hdr->h_sequence));
@@ -349,7 +349,7 @@ static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 	return NULL;
 }
 
-void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_connection *ic = cq->cq_context;
 	struct rds_ib_recv_slot *slot = container_of(wc->wr_cqe,
@@ -373,6 +373,109 @@ void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    (unposted >= (int)ic->i_credit_batch ||
 	     test_bit(RDS_IB_PEER_LOW, &ic->i_ack_flags)))
 		rds_path_queue_recv(ic->i_cp, 0);
+}
+
+/* The receive CQ is polled by our own irq_poll, not by ib_cq's: ib_cq
+ * hands its consumer one completion at a time and never says when a run
+ * ends, and the end of a run is where the readers of what it delivered
+ * are woken, once each (struct rds_recv_batch; no reader waits longer
+ * than one run).  The rest is what ib_cq's IB_POLL_SOFTIRQ does: the
+ * completion event schedules the poller, which takes up to
+ * RDS_IB_RECV_BUDGET completions, RDS_IB_RECV_BATCH at a time, and
+ * re-arms the CQ when it found fewer, asking for the events it missed
+ * meanwhile.  Every completion still goes to its wr_cqe's handler, so
+ * ib_drain_rq()'s own works as with ib_cq.
+ */
+#define RDS_IB_RECV_BUDGET	64
+#define RDS_IB_RECV_BATCH	16
+#define RDS_IB_RECV_ARM		(IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS)
+
+static int rds_ib_recv_poll(struct irq_poll *iop, int budget)
+{
+	struct rds_ib_connection *ic = container_of(iop, struct rds_ib_connection,
+						    i_recv_iop);
+	struct ib_cq *cq = ic->i_recv_cq;
+	int done = 0, n, i;
+
+	while (done < budget) {
+		n = ib_poll_cq(cq, min(budget - done, RDS_IB_RECV_BATCH),
+			       ic->i_recv_wc);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			struct ib_wc *wc = &ic->i_recv_wc[i];
+
+			if (wc->wr_cqe)
+				wc->wr_cqe->done(cq, wc);
+			else
+				WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
+		}
+		done += n;
+	}
+	rds_recv_batch_end(&ic->i_recv_batch);
+	if (done < budget) {
+		irq_poll_complete(iop);
+		if (ib_req_notify_cq(cq, RDS_IB_RECV_ARM) > 0)
+			irq_poll_sched(iop);
+	}
+	return done;
+}
+
+static void rds_ib_recv_cq_event(struct ib_cq *cq, void *ctx)
+{
+	struct rds_ib_connection *ic = ctx;
+
+	irq_poll_sched(&ic->i_recv_iop);
+}
+
+/* ic->i_recv_cq, for a ring of i_recv_nr receives (and the drain's). */
+int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
+			  u32 vector)
+{
+	struct ib_cq_init_attr attr = {
+		.cqe		= ic->i_recv_nr + 1,
+		.comp_vector	= vector,
+	};
+	struct ib_cq *cq;
+	int ret;
+
+	ic->i_recv_wc = kcalloc(RDS_IB_RECV_BATCH, sizeof(*ic->i_recv_wc),
+				GFP_KERNEL);
+	if (!ic->i_recv_wc)
+		return -ENOMEM;
+	memset(&ic->i_recv_batch, 0, sizeof(ic->i_recv_batch));
+	irq_poll_init(&ic->i_recv_iop, RDS_IB_RECV_BUDGET, rds_ib_recv_poll);
+	cq = ib_create_cq(dev, rds_ib_recv_cq_event, NULL, ic, &attr);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
+		goto err;
+	}
+	ic->i_recv_cq = cq;
+	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (ret) {
+		ib_destroy_cq(cq);
+		ic->i_recv_cq = NULL;
+		goto err;
+	}
+	return 0;
+
+err:
+	irq_poll_disable(&ic->i_recv_iop);
+	kfree(ic->i_recv_wc);
+	ic->i_recv_wc = NULL;
+	return ret;
+}
+
+/* After the QP is gone: no completion comes, and the poller, waited for,
+ * never runs again.
+ */
+void rds_ib_recv_cq_destroy(struct rds_ib_connection *ic)
+{
+	irq_poll_disable(&ic->i_recv_iop);
+	ib_destroy_cq(ic->i_recv_cq);
+	ic->i_recv_cq = NULL;
+	kfree(ic->i_recv_wc);
+	ic->i_recv_wc = NULL;
 }
 
 int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
