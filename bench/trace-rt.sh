@@ -14,6 +14,13 @@
 # ping-pong). Traced: the RDS and TCP or rxe functions a
 # round trip passes, the scheduler's switches and wakeups, cpu_idle (a
 # CPU halting and coming back) and the returns of recvfrom and recvmsg.
+#
+# profile: not a trace but perf (cpu-clock, the whole guest) over the
+# 64B-d1-1w run and then over sockperf's TCP ping-pong, COUNT seconds
+# each (default 3), in the same guest: for each function, microseconds a
+# round trip in the RDS run and in the ping-pong, with its callees
+# (children) and without (self).  Where an RDS round trip spends what
+# the raw link's does not.  Needs perf (Debian: linux-perf).
 
 . "$(dirname "$0")/../selftests/lib.sh"
 . "$RDS_ROOT/selftests/ib/ib_lib.sh"
@@ -82,6 +89,33 @@ trace_show() {
 		}' /tmp/trace-rt.txt
 }
 
+PROF_HZ=4000
+
+# profile_us DATA MODE ROUND_TRIPS: "function us" for each function of
+# DATA's report in MODE (--children or --no-children), in microseconds a
+# round trip.  From the event count (cpu-clock counts nanoseconds), not
+# from samples: under TCG the kernel lowers perf's rate as it likes.
+profile_us() {
+	local ns
+
+	ns=$(perf report -i "$1" --no-children --sort comm --stdio 2>/dev/null |
+		awk '/^# Event count/ { print $NF; exit }')
+	perf report -i "$1" "$2" --sort sym --stdio -g none 2>/dev/null |
+		awk -v n="$3" -v ns="$ns" '
+			/%/ && !/^#/ { printf "%s %.2f\n", $NF, $1 / 100 * ns / 1e3 / n }' |
+		sort -k1,1
+}
+
+# profile_table MODE RDS_ROUND_TRIPS TCP_ROUND_TRIPS: both runs side by
+# side, the RDS run's costliest first.
+profile_table() {
+	echo "# $1: us a round trip, 64B-d1-1w | ping-pong | function"
+	join -a1 -a2 -e 0 -o 0,1.2,2.2 \
+		<(profile_us /tmp/prof-rds.data "$1" "$2") \
+		<(profile_us /tmp/prof-tcp.data "$1" "$3") |
+		awk '{ printf "%8.2f %8.2f  %s\n", $2, $3, $1 }' | sort -rn
+}
+
 case $what in
 tcp)
 	netns_pair trace-a trace-b $A $B || exit 1
@@ -107,6 +141,35 @@ tcp-d1)
 	trace_show rds-active rds_sendmsg
 	wait
 	;;
+profile)
+	command -v perf >/dev/null || { echo "no perf (linux-perf)" >&2; exit 1; }
+	command -v sockperf >/dev/null || { echo "no sockperf" >&2; exit 1; }
+	[ "$count" -gt 0 ] 2>/dev/null || count=3
+	netns_pair trace-a trace-b $A $B || exit 1
+	rds_load tcp || exit 1
+	in_netns trace-a "$BIN/rds-ping" -c 5 -i 0.011 -I $A $B >/dev/null
+	in_netns trace-b "$BIN/rds-stress" -r $B -p 4000 >/dev/null 2>&1 &
+	sleep 0.5
+	perf record -q -o /tmp/prof-rds.data -a -g -e cpu-clock -F $PROF_HZ -- \
+		ip netns exec trace-a "$BIN/rds-stress" -s $B -r $A -p 4000 -q 64 \
+		-d 1 -t 1 -T "$count" --one-way --json >/tmp/prof-rds.json
+	wait
+	in_netns trace-b timeout $((count + 10)) sockperf server --tcp -i $B \
+		-p 11111 >/dev/null 2>&1 &
+	sleep 0.5
+	perf record -q -o /tmp/prof-tcp.data -a -g -e cpu-clock -F $PROF_HZ -- \
+		ip netns exec trace-a sockperf ping-pong --tcp -i $B -p 11111 \
+		-t "$count" >/tmp/prof-tcp.log 2>&1
+	kill %1 2>/dev/null
+	wait
+	rds_rt=$(grep -o '"rx_msgs": [0-9]*' /tmp/prof-rds.json | grep -o '[0-9]*$')
+	tcp_rt=$(grep -o 'ReceivedMessages=[0-9]*' /tmp/prof-tcp.log | head -1 |
+		grep -o '[0-9]*$')
+	echo "# round trips: 64B-d1-1w $rds_rt, sockperf ping-pong $tcp_rt" \
+		"(perf slows both)"
+	profile_table --children "$rds_rt" "$tcp_rt" | head -70
+	profile_table --no-children "$rds_rt" "$tcp_rt" | head -45
+	;;
 ib)
 	ib_link_setup || exit 1
 	rds_load rdma || exit 1
@@ -118,7 +181,7 @@ ib)
 	ib_cleanup
 	;;
 *)
-	echo "usage: $0 tcp|ib|tcp-d1 [COUNT]" >&2
+	echo "usage: $0 tcp|ib|tcp-d1|profile [COUNT]" >&2
 	exit 2
 	;;
 esac
