@@ -17,7 +17,7 @@
 #
 # profile: not a trace but perf (cpu-clock, the whole guest) over the
 # 64B-d1-1w run and then over sockperf's TCP ping-pong, COUNT seconds
-# each (default 3), in the same guest: for each function, microseconds a
+# each (default 5), in the same guest: for each function, microseconds a
 # round trip in the RDS run and in the ping-pong, with its callees
 # (children) and without (self).  Where an RDS round trip spends what
 # the raw link's does not.  Needs perf (Debian: linux-perf).
@@ -107,13 +107,14 @@ profile_us() {
 }
 
 # profile_table MODE RDS_ROUND_TRIPS TCP_ROUND_TRIPS: both runs side by
-# side, the RDS run's costliest first.
+# side, the costliest (in either) first.
 profile_table() {
 	echo "# $1: us a round trip, 64B-d1-1w | ping-pong | function"
 	join -a1 -a2 -e 0 -o 0,1.2,2.2 \
 		<(profile_us /tmp/prof-rds.data "$1" "$2") \
 		<(profile_us /tmp/prof-tcp.data "$1" "$3") |
-		awk '{ printf "%8.2f %8.2f  %s\n", $2, $3, $1 }' | sort -rn
+		awk '{ printf "%.2f %8.2f %8.2f  %s\n", ($2 > $3 ? $2 : $3), $2, $3, $1 }' |
+		sort -rn | cut -d" " -f2-
 }
 
 case $what in
@@ -144,7 +145,7 @@ tcp-d1)
 profile)
 	command -v perf >/dev/null || { echo "no perf (linux-perf)" >&2; exit 1; }
 	command -v sockperf >/dev/null || { echo "no sockperf" >&2; exit 1; }
-	[ "$count" -gt 0 ] 2>/dev/null || count=3
+	[ "$count" -gt 0 ] 2>/dev/null || count=5
 	netns_pair trace-a trace-b $A $B || exit 1
 	rds_load tcp || exit 1
 	in_netns trace-a "$BIN/rds-ping" -c 5 -i 0.011 -I $A $B >/dev/null
@@ -167,7 +168,7 @@ profile)
 		grep -o '[0-9]*$')
 	echo "# round trips: 64B-d1-1w $rds_rt, sockperf ping-pong $tcp_rt" \
 		"(perf slows both)"
-	profile_table --children "$rds_rt" "$tcp_rt" | head -70
+	profile_table --children "$rds_rt" "$tcp_rt" | head -90
 	profile_table --no-children "$rds_rt" "$tcp_rt" | head -45
 	;;
 ib)
