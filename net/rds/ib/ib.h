@@ -338,9 +338,10 @@ enum {
  * the id (QP, CQs, rings, device reference) comes and goes with it.
  *
  * i_mutex protects the attachment: i_cm_id, i_dev, i_dom, i_qp, i_send_cq,
- * i_recv_cq (and its poller) and the rings' memory.  Event handlers check under it that the
- * event's id is still i_cm_id before acting; shutdown clears i_cm_id under
- * it and only then disconnects, drains and destroys, unlocked.
+ * i_recv_cq (and its poller) and the rings' memory.  Event handlers check
+ * under it that the event's id is still i_cm_id before acting; shutdown
+ * clears i_cm_id under it and only then disconnects, drains and destroys,
+ * unlocked.
  *
  * The send ring belongs to the sender (RDS_IN_XMIT) at i_send_head and to
  * the send completion at i_send_tail; i_send_free, an atomic, is what they
@@ -406,7 +407,8 @@ struct rds_ib_connection {
 	u64			i_ack_recv;	/* highest ack the peer sent */
 
 	/* The receive CQ's poller (recv.c): scheduled by its completion
-	 * event, one run at a time; the batch is the run's.
+	 * event, one run at a time; the batch is the run's, and empty
+	 * between runs (each run ends it).
 	 */
 	struct irq_poll		i_recv_iop;
 	struct ib_wc		*i_recv_wc;	/* what one ib_poll_cq() takes */

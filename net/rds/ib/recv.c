@@ -443,26 +443,20 @@ int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
 				GFP_KERNEL);
 	if (!ic->i_recv_wc)
 		return -ENOMEM;
-	memset(&ic->i_recv_batch, 0, sizeof(ic->i_recv_batch));
-	irq_poll_init(&ic->i_recv_iop, RDS_IB_RECV_BUDGET, rds_ib_recv_poll);
 	cq = ib_create_cq(dev, rds_ib_recv_cq_event, NULL, ic, &attr);
 	if (IS_ERR(cq)) {
-		ret = PTR_ERR(cq);
-		goto err;
+		kfree(ic->i_recv_wc);
+		ic->i_recv_wc = NULL;
+		return PTR_ERR(cq);
 	}
+	/* Nothing completes before the QP exists: no event comes before the
+	 * poller is set up.
+	 */
 	ic->i_recv_cq = cq;
+	irq_poll_init(&ic->i_recv_iop, RDS_IB_RECV_BUDGET, rds_ib_recv_poll);
 	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
-	if (ret) {
-		ib_destroy_cq(cq);
-		ic->i_recv_cq = NULL;
-		goto err;
-	}
-	return 0;
-
-err:
-	irq_poll_disable(&ic->i_recv_iop);
-	kfree(ic->i_recv_wc);
-	ic->i_recv_wc = NULL;
+	if (ret)
+		rds_ib_recv_cq_destroy(ic);
 	return ret;
 }
 
