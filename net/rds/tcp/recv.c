@@ -54,7 +54,6 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 	if (!tinc)
 		return -ENOMEM;
 	__skb_queue_head_init(&tinc->ti_skbs);
-	tinc->ti_inline_len = 0;
 	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
 	tinc->ti_inc.i_hdr = tc->t_hdr;
 	tinc->ti_inc.i_truesize = sizeof(*tinc);
@@ -97,9 +96,14 @@ static void rds_tcp_inc_hold(struct rds_tcp_incoming *tinc,
 	__skb_queue_tail(&tinc->ti_skbs, skb);
 }
 
+static u32 rds_tcp_inc_len(const struct rds_tcp_incoming *tinc)
+{
+	return be32_to_cpu(tinc->ti_inc.i_hdr.h_len);
+}
+
 static bool rds_tcp_inc_is_inline(const struct rds_tcp_incoming *tinc)
 {
-	return be32_to_cpu(tinc->ti_inc.i_hdr.h_len) <= RDS_TCP_INLINE_MAX;
+	return rds_tcp_inc_len(tinc) <= RDS_TCP_INLINE_MAX;
 }
 
 /* Copies @n bytes at @offset of @skb to the end of the message, into its
@@ -143,11 +147,13 @@ static int rds_tcp_inc_add(struct rds_tcp_connection *tc, struct sk_buff *skb,
 	struct sk_buff *clone;
 
 	if (rds_tcp_inc_is_inline(tinc)) {
-		/* n <= t_data_rem: the header's length bounds the whole. */
-		if (skb_copy_bits(skb, offset,
-				  tinc->ti_inline + tinc->ti_inline_len, n))
+		/* What came so far ends where the t_data_rem bytes still due
+		 * begin; n <= t_data_rem keeps the copy within the length.
+		 */
+		u32 got = rds_tcp_inc_len(tinc) - tc->t_data_rem;
+
+		if (skb_copy_bits(skb, offset, tinc->ti_inline + got, n))
 			return -EPROTO;
-		tinc->ti_inline_len += n;
 		return n;
 	}
 	if ((u64)n * RDS_TCP_PIN_RATIO < skb->truesize)
@@ -155,7 +161,7 @@ static int rds_tcp_inc_add(struct rds_tcp_connection *tc, struct sk_buff *skb,
 	clone = skb_clone(skb, gfp);
 	if (!clone)
 		return 0;
-	rds_tcp_inc_hold(tc->t_tinc, clone, offset, n, false);
+	rds_tcp_inc_hold(tinc, clone, offset, n, false);
 	return n;
 }
 
@@ -305,8 +311,9 @@ int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 	struct sk_buff *skb;
 	size_t copied = 0, n;
 
+	/* Delivered whole: all its length is in ti_inline. */
 	if (rds_tcp_inc_is_inline(tinc)) {
-		n = min_t(size_t, tinc->ti_inline_len, iov_iter_count(to));
+		n = min_t(size_t, rds_tcp_inc_len(tinc), iov_iter_count(to));
 		if (copy_to_iter(tinc->ti_inline, n, to) != n)
 			return -EFAULT;
 		return n;

@@ -67,7 +67,6 @@ static inline struct rds_tcp_net *rds_tcp_net(struct net *net)
 struct rds_tcp_incoming {
 	struct sk_buff_head	ti_skbs;
 	struct rds_incoming	ti_inc;
-	unsigned int		ti_inline_len;
 	u8			ti_inline[RDS_TCP_INLINE_MAX];
 };
 
