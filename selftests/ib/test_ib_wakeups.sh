@@ -16,35 +16,13 @@
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
+. "$(dirname "$0")/../tcp/wakeups_lib.sh"
 
-TOOL=$(dirname "$0")/../tcp/rds_wakeups.py
 n=$(ib_count 3000 500)
-port=4700
 
-# run MODE: one burst from IA to IB, read the MODE way.
+# run MODE: one burst from IA to IB, pinned to IB (wakeups_run).
 run() {
-	local mode=$1 q0 w0 queued woken server rc=0
-
-	port=$((port + 4))
-	q0=$(ib_counter recv_queued)
-	w0=$(ib_counter recv_wakeups)
-	python3 "$TOOL" --ib recv $IB $port "$mode" "$n" >/tmp/ib-wakeups.log 2>&1 &
-	server=$!
-	for _ in $(seq 50); do
-		grep -q ready /tmp/ib-wakeups.log && break
-		sleep 0.2
-	done
-	python3 "$TOOL" --ib send $IA $IB $port "$n" || rc=1
-	wait $server || rc=1
-	grep -v '^ready$' /tmp/ib-wakeups.log | sed 's/^/# /'
-	queued=$(($(ib_counter recv_queued) - q0))
-	woken=$(($(ib_counter recv_wakeups) - w0))
-	echo "# recv_queued +$queued, recv_wakeups +$woken"
-	if [ "$queued" -lt $((3 * n)) ] || [ "$woken" -gt "$queued" ]; then
-		echo "# fewer messages than sent, or more wakeups than messages"
-		rc=1
-	fi
-	return $rc
+	wakeups_run ib_counter - - "$1" $IA $IB "$n" --ib
 }
 
 ktap_plan 4

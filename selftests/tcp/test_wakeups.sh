@@ -17,39 +17,15 @@
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
+. "$(dirname "$0")/wakeups_lib.sh"
 
-TOOL=$(dirname "$0")/rds_wakeups.py
 n=$(tcp_count 3000 500)
 # 3 x 1000 messages of 112 B on the wire take 3 s at 1 Mbit/s.
 slow_n=1000
-port=4700
 
-# run MODE SRC DST: one burst, read the MODE way; the counters' moves in
-# queued and woken.
+# run MODE SRC DST: one burst, from netns A to B (wakeups_run).
 run() {
-	local mode=$1 src=$2 dst=$3 q0 w0 server rc=0
-
-	port=$((port + 4))
-	q0=$(counter recv_queued)
-	w0=$(counter recv_wakeups)
-	ip netns exec $B python3 "$TOOL" recv "$dst" $port "$mode" "$n" \
-		>/tmp/wakeups-recv.log 2>&1 &
-	server=$!
-	for _ in $(seq 50); do
-		grep -q ready /tmp/wakeups-recv.log && break
-		sleep 0.2
-	done
-	ip netns exec $A python3 "$TOOL" send "$src" "$dst" $port "$n" || rc=1
-	wait $server || rc=1
-	grep -v '^ready$' /tmp/wakeups-recv.log | sed 's/^/# /'
-	queued=$(($(counter recv_queued) - q0))
-	woken=$(($(counter recv_wakeups) - w0))
-	echo "# recv_queued +$queued, recv_wakeups +$woken"
-	if [ "$woken" -gt "$queued" ]; then
-		echo "# more wakeups than messages"
-		rc=1
-	fi
-	return $rc
+	wakeups_run counter $B $A "$1" "$2" "$3" "$n"
 }
 
 # slow MODE: a run over a link of 1 Mbit/s (netem on A's veth). TCP
