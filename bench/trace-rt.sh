@@ -91,28 +91,31 @@ trace_show() {
 
 PROF_HZ=4000
 
-# profile_us DATA MODE ROUND_TRIPS: "function us" for each function of
-# DATA's report in MODE (--children or --no-children), in microseconds a
-# round trip.  From the event count (cpu-clock counts nanoseconds), not
-# from samples: under TCG the kernel lowers perf's rate as it likes.
-profile_us() {
-	local ns
+# profile_ns DATA: the nanoseconds DATA's samples stand for, from perf's
+# event count (cpu-clock counts nanoseconds), not from the samples: under
+# TCG the kernel lowers perf's rate as it likes.
+profile_ns() {
+	perf report -i "$1" --no-children --sort comm --stdio 2>/dev/null |
+		awk '/^# Event count/ { print $NF; exit }'
+}
 
-	ns=$(perf report -i "$1" --no-children --sort comm --stdio 2>/dev/null |
-		awk '/^# Event count/ { print $NF; exit }')
-	perf report -i "$1" "$2" --sort sym --stdio -g none 2>/dev/null |
-		awk -v n="$3" -v ns="$ns" '
+# profile_us DATA NS MODE ROUND_TRIPS: "function us" for each function of
+# DATA's report in MODE (--children or --no-children), in microseconds a
+# round trip, NS being profile_ns DATA.
+profile_us() {
+	perf report -i "$1" "$3" --sort sym --stdio -g none 2>/dev/null |
+		awk -v n="$4" -v ns="$2" '
 			/%/ && !/^#/ { printf "%s %.2f\n", $NF, $1 / 100 * ns / 1e3 / n }' |
 		sort -k1,1
 }
 
-# profile_table MODE RDS_ROUND_TRIPS TCP_ROUND_TRIPS: both runs side by
-# side, the costliest (in either) first.
+# profile_table MODE: both runs side by side, the costliest (in either)
+# first (rds_* and tcp_* set by the profile branch below).
 profile_table() {
 	echo "# $1: us a round trip, 64B-d1-1w | ping-pong | function"
 	join -a1 -a2 -e 0 -o 0,1.2,2.2 \
-		<(profile_us /tmp/prof-rds.data "$1" "$2") \
-		<(profile_us /tmp/prof-tcp.data "$1" "$3") |
+		<(profile_us /tmp/prof-rds.data "$rds_ns" "$1" "$rds_rt") \
+		<(profile_us /tmp/prof-tcp.data "$tcp_ns" "$1" "$tcp_rt") |
 		awk '{ printf "%.2f %8.2f %8.2f  %s\n", ($2 > $3 ? $2 : $3), $2, $3, $1 }' |
 		sort -rn | cut -d" " -f2-
 }
@@ -145,7 +148,6 @@ tcp-d1)
 profile)
 	command -v perf >/dev/null || { echo "no perf (linux-perf)" >&2; exit 1; }
 	command -v sockperf >/dev/null || { echo "no sockperf" >&2; exit 1; }
-	[ "$count" -gt 0 ] 2>/dev/null || count=5
 	netns_pair trace-a trace-b $A $B || exit 1
 	rds_load tcp || exit 1
 	in_netns trace-a "$BIN/rds-ping" -c 5 -i 0.011 -I $A $B >/dev/null
@@ -166,10 +168,12 @@ profile)
 	rds_rt=$(grep -o '"rx_msgs": [0-9]*' /tmp/prof-rds.json | grep -o '[0-9]*$')
 	tcp_rt=$(grep -o 'ReceivedMessages=[0-9]*' /tmp/prof-tcp.log | head -1 |
 		grep -o '[0-9]*$')
+	rds_ns=$(profile_ns /tmp/prof-rds.data)
+	tcp_ns=$(profile_ns /tmp/prof-tcp.data)
 	echo "# round trips: 64B-d1-1w $rds_rt, sockperf ping-pong $tcp_rt" \
 		"(perf slows both)"
-	profile_table --children "$rds_rt" "$tcp_rt" | head -90
-	profile_table --no-children "$rds_rt" "$tcp_rt" | head -45
+	profile_table --children | head -90
+	profile_table --no-children | head -45
 	;;
 ib)
 	ib_link_setup || exit 1
