@@ -35,7 +35,18 @@ if dmesg | grep -E -f "$RDSVM_ROOT/selftests/vm/splat-patterns" >"$out/boot_spla
 fi
 rm -f "$out/boot_splat"
 
-echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, running: $(sed -n 's/^# command: //p' "$out/cmd")"
+# Fewer CPUs than run-guest.sh asked for (RDSVM_CPUS): the run would test
+# a uniprocessor again without saying so. Booted again, then a failure.
+if [ "$(nproc)" -lt "${RDSVM_CPUS:-1}" ]; then
+	echo "guest: $(nproc) CPU(s) up, $RDSVM_CPUS asked; not running the command"
+	{ echo "$(nproc) CPU(s) up of $RDSVM_CPUS:"; dmesg | grep -i -E 'smp|cpu' | tail -n 5; } >"$out/boot_cpus"
+	sync
+	umount "$out"
+	reboot -f
+fi
+rm -f "$out/boot_cpus"
+
+echo "guest: up after $(cut -d' ' -f1 /proc/uptime) s, $(nproc) CPUs, running: $(sed -n 's/^# command: //p' "$out/cmd")"
 # The command gets RDSVM_TIMEOUT seconds, less than run-guest.sh's own limit,
 # so that a hang still leaves dmesg behind, with the blocked tasks in it.
 timeout -k 10 "$RDSVM_TIMEOUT" bash "$out/cmd" </dev/null 2>&1 | tee "$out/output.log"

@@ -111,45 +111,40 @@ debug_kernel=false
 grep -q '^CONFIG_KASAN=y' "/boot/config-$kver" 2>/dev/null && debug_kernel=true
 margin=$((timeout / 4 > 90 ? timeout / 4 : 90))
 cmd_timeout=$((timeout > 2 * margin ? timeout - margin : timeout / 2))
-# A debug kernel boots with ACPI, for its PM timer: the kernel then
-# calibrates the local APIC timer against it and skips checking that timer
-# against the PIT's ticks.  Under TCG on a busy host that check failed (QEMU
-# coalesces the APIC timer's late periodic ticks, not the PIT's: "jiffies
-# delta = 112..180" where 25 were due), the APIC timer was disabled, and
-# the boot then hung in its first wait on a timer: in CI one debug guest
-# failed it four boots in a row.  With acpi=off (as before) nothing else
-# could calibrate it.  pci=noacpi: the interrupt routing comes from the MP
-# table, as before, because evaluating QEMU's _PRT under TCG on the debug
-# kernel hit the AML loop timeout, 30 s per device.  One CPU, as acpi=off
-# gave (the MP table alone brought up one).
-# Only a debug kernel: the same tests ran 1.5 times slower in a stock
-# guest booted so (socket/test_socket.sh 36 s against 22, tcp/test_mprds.sh
-# 98 against 70, side by side with CI), and CI's lanes then passed its
-# 90 minutes; stock kernels never failed the check in CI.
+# Every guest boots with ACPI and two CPUs (RDSVM_CPUS= says otherwise):
+# without ACPI QEMU's MP table alone brings up one CPU whatever -smp says,
+# and a suite that never ran our code on two CPUs at once proves nothing
+# about its races. guest-init.sh checks that all of them came up, and a
+# guest with fewer is booted again, then fails the run.
+# A debug kernel also calibrates its local APIC timer against ACPI's PM
+# timer and skips checking that timer against the PIT's ticks.  Under TCG
+# on a busy host that check failed (QEMU coalesces the APIC timer's late
+# periodic ticks, not the PIT's: "jiffies delta = 112..180" where 25 were
+# due), the APIC timer was disabled, and the boot then hung in its first
+# wait on a timer: in CI one debug guest failed it four boots in a row.
+# pci=noacpi (debug kernel): the interrupt routing comes from the MP table,
+# because evaluating QEMU's _PRT under TCG on the debug kernel hit the AML
+# loop timeout, 30 s per device; the stock kernels evaluate it in no time.
 # no_timer_check: on a busy host the IO-APIC check of the PIT's interrupt
 # fails ("MP-BIOS bug: 8254 timer not connected to IO-APIC", its ticks
 # late), and a debug kernel whose APIC timer had failed its own check too
 # was left with no timer at all: seen hung for ten minutes at boot.
-# clocksource=jiffies (with ACPI): the clock of a guest without ACPI,
-# which counts the ticks the guest got and loses those QEMU coalesced
-# while the host was busy: every time limit of the tests and of the guest
-# (cmd_timeout) was set against that clock under CI's load. With ACPI the kernel picked
-# the TSC, the host's own time: CI then cut off 6.12's run (2185 s of
-# wall time, 1800 of the guest's before) and two tests at their limits.
-# A caller's clocksource= (--append) comes later on the command line and
-# wins.
+# clocksource=jiffies: the clock counts the ticks the guest got and loses
+# those QEMU coalesced while the host was busy, so every time limit of the
+# tests and of the guest (cmd_timeout) is set against the guest's own
+# progress. With ACPI the kernel would pick the HPET or the TSC, the host's
+# time: CI then cut off 6.12's run (2185 s of wall time, 1800 of the
+# guest's before) and two tests at their limits. A caller's clocksource=
+# (--append; make bench asks for the TSC) comes later on the command line
+# and wins.
 # log_buf_len: a whole run's kernel log, so that the splat check at the
 # end sees the first test's too (the default 128 KiB ring wraps once a test
 # turns on rds_rdma's pr_debug).
-if $debug_kernel; then
-	cmdline="console=ttyS0 pci=noacpi no_timer_check clocksource=jiffies"
-	cpus=1
-else
-	cmdline="console=ttyS0 acpi=off no_timer_check"
-	cpus=2
-fi
+cpus=${RDSVM_CPUS:-2}
+cmdline="console=ttyS0 no_timer_check clocksource=jiffies"
+$debug_kernel && cmdline+=" pci=noacpi"
 cmdline+=" panic=-1 loglevel=5 log_buf_len=16M"
-cmdline+=" RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout"
+cmdline+=" RDSVM_OUT=$out RDSVM_TIMEOUT=$cmd_timeout RDSVM_CPUS=$cpus"
 cmdline+=" RDSVM_ROOT=$root RDSVM_INIT=$vm_dir/guest-init.sh${append:+ $append}"
 $overlay && cmdline+=" RDSVM_OVERLAY=1"
 
@@ -250,13 +245,17 @@ boot() {
 # early boot of the debug kernel under TCG, about one boot in thirty.)
 boot_tries=6
 for attempt in $(seq $boot_tries); do
-	rm -f "$out"/{boot_splat,boot_hang,exit_code,dmesg,kmemleak,output.log}
+	rm -f "$out"/{boot_splat,boot_hang,boot_cpus,exit_code,dmesg,kmemleak,output.log}
 	boot
 	qemu_rc=$?
 	if [ -s "$out/boot_splat" ]; then
 		echo "run-guest: the kernel splatted while booting, before the command ran:"
 		sed 's/^/    /' "$out/boot_splat" | head -n 5
 		mv "$out/dmesg" "$out/dmesg.boot$attempt" 2>/dev/null
+	elif [ -s "$out/boot_cpus" ]; then
+		echo "run-guest: the guest brought up fewer CPUs than asked:"
+		sed 's/^/    /' "$out/boot_cpus"
+		cp "$out/console.log" "$out/console.boot$attempt.log"
 	elif [ -s "$out/boot_hang" ]; then
 		echo "run-guest: the guest hung while booting:"
 		sed 's/^/    /' "$out/boot_hang"
@@ -276,7 +275,10 @@ fail() {
 	failed=true
 }
 rc=1
-if [ -s "$out/boot_hang" ]; then
+if [ -s "$out/boot_cpus" ]; then
+	fail "the guest brought up fewer CPUs than the $cpus asked, $attempt boots" \
+		"in a row (see $out/boot_cpus, $out/console.boot*.log)"
+elif [ -s "$out/boot_hang" ]; then
 	# Earlier attempts may have splatted instead: say what each did.
 	fail "the guest did not boot in $attempt attempts, the last one hung" \
 		"(see $out/console.boot*.log, $out/dmesg.boot*)"
