@@ -20,13 +20,22 @@ trap 'rm -f "$cnt"' EXIT
 
 # flood SRC DST N: N pings from one non-blocking socket pinned to IB that
 # never reads; a full send buffer is waited out (POLLOUT), 150 s at most
-# (5000 took 60 s on the debug kernel).
+# (5000 took 60 s on the debug kernel). The socket stays open until the
+# peer has counted the N pings (recv_ping; 60 s at most): a close drops
+# what has not gone out yet, as in-tree's does, and with two CPUs the
+# sends return while another CPU still transmits what they queued.
 flood() {
-	python3 - "$(dirname "$0")" "$@" <<-'EOF'
-	import errno, select, socket, sys, time
+	python3 - "$(dirname "$0")" "$@" "$(ib_counter recv_ping)" "$BIN/rds-info" <<-'EOF'
+	import errno, select, socket, subprocess, sys, time
 	sys.path.insert(0, sys.argv[1])
 	from rds_mr import rds_socket
 	src, dst, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+	want, info = int(sys.argv[5]) + n, sys.argv[6]
+
+	def received():
+	    out = subprocess.run([info, '-c'], capture_output=True, text=True).stdout
+	    return next(int(f[1]) for f in map(str.split, out.splitlines())
+	                if f[:1] == ['recv_ping'])
 	s = rds_socket(src)
 	p = select.poll()
 	p.register(s, select.POLLOUT)
@@ -41,6 +50,9 @@ flood() {
 	            raise
 	        p.poll(100)
 	print(f'pings sent: {sent} of {n}')
+	end = time.monotonic() + 60
+	while received() < want and time.monotonic() < end:
+	    time.sleep(0.2)
 	sys.exit(sent != n)
 	EOF
 }
