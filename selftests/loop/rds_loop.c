@@ -154,6 +154,7 @@ static void order_sender(const char *addr, int i, int msgs)
 {
 	unsigned char buf[2048];
 	struct order_msg *m = (struct order_msg *)buf;
+	union addr from;
 	char a[64];
 	int fd = rds_bound(sender_addr(addr, i, a, sizeof(a)), 6101 + i);
 	int seq;
@@ -168,6 +169,11 @@ static void order_sender(const char *addr, int i, int msgs)
 			exit(1);
 		}
 	}
+	/* A close drops what has not gone out yet, as in-tree's does, and
+	 * with two CPUs a send may return while another sender's CPU still
+	 * transmits it: stay until the receiver says it has everything.
+	 */
+	recv_wait(fd, buf, sizeof(buf), &from, 6 * TIMEOUT_MS);
 	close(fd);
 	exit(0);
 }
@@ -211,6 +217,11 @@ static int test_order(const char *addr)
 					  m->seq, next[m->sender]);
 		}
 		next[m->sender] = m->seq + 1;
+	}
+	for (i = 0; i < nsenders; i++) {
+		char a[64];
+
+		send_to(rxfd, sender_addr(addr, i, a, sizeof(a)), 6101 + i, buf, 1, 0);
 	}
 	for (i = 0; i < nsenders; i++)
 		if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
