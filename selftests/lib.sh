@@ -124,12 +124,26 @@ rds_load() {
 	done
 }
 
+# rds_rmmod MOD: rmmod, given 10 s to succeed. The last references to a
+# module can be a closed socket's messages whose completions another CPU
+# is still processing (a send completion, an acknowledgement): those go
+# within milliseconds, a leaked one never does.
+rds_rmmod() {
+	local i
+
+	for i in $(seq 50); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	rmmod "$1"
+}
+
 # rds_unload: remove whatever RDS modules are loaded, transports first.
 rds_unload() {
 	local mod
 	for mod in rds_rdma rds_tcp rds; do
 		if [ -e "/sys/module/$mod" ]; then
-			rmmod "$mod" || return 1
+			rds_rmmod "$mod" || return 1
 		fi
 	done
 }

@@ -39,7 +39,7 @@ forged6() {
 # rds_rdma anew first, without the connections the cases before left to
 # reconnect: none of them may count against the limits.
 flood() {
-	rmmod rds_rdma && rds_load rdma &&
+	rds_rmmod rds_rdma && rds_load rdma &&
 		sysctl -qw net.rds.ib.max_send_wr=64 net.rds.ib.max_recv_wr=64 &&
 		$PEER limits $IB $IA "$(ib_count 200 40)"
 }
@@ -56,7 +56,7 @@ ktap_test "rds-ping $IA -> $IB still answers" \
 ktap_test "the same over IPv6 link-local: refused" forged6 || ib_diag
 ktap_test "one peer's flood: no more than the limits accepted" flood ||
 	ib_diag
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

@@ -25,7 +25,7 @@ RDMA="python3 $(dirname "$0")/rds_rdma.py"
 
 # reload: rds_rdma anew, its connections gone.
 reload() {
-	rmmod rds_rdma && rds_load rdma
+	rds_rmmod rds_rdma && rds_load rdma
 }
 
 ktap_plan 7
@@ -44,13 +44,13 @@ ktap_test "READ and WRITE of 100 one-page local vectors" \
 	$RDMA vectors $IA $IB 100 || ib_diag
 # The peer listens where our IPv6 listener would, before rds_rdma loads.
 noversion() {
-	ib_setup6 && rmmod rds_rdma &&
+	ib_setup6 && rds_rmmod rds_rdma &&
 	$PEER noversion "$IB6%rv1" "$IB6%rv0" "$IA6%rv0" \
 		"$RDS_MODDIR/rds_rdma.ko"
 }
 ktap_test "a reply without a version: ours, not the last connection's" \
 	noversion || ib_diag
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

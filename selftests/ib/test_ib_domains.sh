@@ -52,6 +52,6 @@ else
 fi
 ktap_test "a peer that never receives: another tenant's regions come and go in bounded time" \
 	$PEER stall $IB $IA || ib_diag
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 ib_cleanup
 ktap_finished

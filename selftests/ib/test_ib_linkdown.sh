@@ -55,7 +55,7 @@ ib_traffic_across "ip link set rv1 down and up mid-stream" link_bounce \
 
 # Idle: the traffic's sockets are closed, the connections stay up.
 ktap_test "two RDS/IB connections up, no socket" ib_conns_up 2
-ktap_test "rmmod rds_rdma with idle connections up" rmmod rds_rdma ||
+ktap_test "rmmod rds_rdma with idle connections up" rds_rmmod rds_rdma ||
 	ib_diag
 reload() {
 	rds_load rdma && ib_both_warm
@@ -71,7 +71,7 @@ ib_counter() {
 blackout() {
 	local before after i
 
-	rmmod rds_rdma && rds_load rdma || return 1
+	rds_rmmod rds_rdma && rds_load rdma || return 1
 	before=$(ib_counter ib_connect_timeout)
 	tc qdisc add dev rv1 root netem loss 100% || return 1
 	# Ping from both sides: each path connects, and gets no answer.

@@ -43,7 +43,7 @@ ktap_test "max_mrs_per_socket, max_mrs_per_device: EAGAIN, room after a free" \
 ktap_test "rdma link del under registered regions, FREE_MR, close, link back" \
 	$MR linkdel $IA rxe0 rv0 || ib_diag
 
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

@@ -39,6 +39,8 @@ ns_setup() {
 	ip -n $NS addr add $NA/24 dev nv0 && ip -n $NS addr add $NB/24 dev nv1 &&
 	ip -n $NS link set lo up && ip -n $NS link set nv0 up &&
 	ip -n $NS link set nv1 up || return 1
+	ip netns exec $NS bash -c "$(declare -f ib_veth_ordered); ib_veth_ordered nv0 nv1" ||
+		return 1
 	ip netns exec $NS rdma link add rxens0 type rxe netdev nv0 &&
 	ip netns exec $NS rdma link add rxens1 type rxe netdev nv1
 }
@@ -120,7 +122,7 @@ ktap_test "init_net's RDS/IB still works" \
 	bash -c "$(declare -f ib_warm); BIN='$BIN'; ib_warm $IA $IB &&
 		 '$BIN/rds-ping' -c 2 -i 0.2 -I $IB $IA" || ib_diag
 
-ktap_test "rmmod rds_rdma" rmmod rds_rdma
+ktap_test "rmmod rds_rdma" rds_rmmod rds_rdma
 
 cleanup_netns
 ib_cleanup

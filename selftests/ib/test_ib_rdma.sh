@@ -49,7 +49,7 @@ ktap_test "region freed under WRITEs in flight" \
 ktap_test "rdma link del under WRITEs in flight, link back" \
 	$RDMA linkdel $IA $IB rxe0 rv0 || ib_diag
 ktap_test "the connections come back" ib_both_warm || ib_diag
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

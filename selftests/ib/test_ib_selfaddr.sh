@@ -90,7 +90,7 @@ ktap_test "IPv6: $n messages of 1 B .. 64 KiB, 3+3 sockets, each to every other"
 	-m 8192 -M 65536 -t 300 || ib_diag
 
 # The twins go with the rest: nothing keeps rds_rdma.
-ktap_test "rmmod rds_rdma" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

@@ -37,6 +37,6 @@ case $rc in
 esac
 ktap_test "cancel and close racing RDMA completions with SO_RECVERR" \
 	$RDMA notify_race $IA $IB || ib_diag
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 ib_cleanup
 ktap_finished

@@ -94,7 +94,7 @@ ib_both_ok "rdma link del and add back mid-stream" $bounced $ok
 # rmmod under traffic: the sockets pin rds_rdma, so stop them first; the
 # connections themselves must not keep it.
 "$BIN/rds_traffic" -T ib -a $IA -b $IB -p 8000 -n 1000000 -t 4 >/dev/null 2>&1
-ktap_test "rmmod rds_rdma after traffic" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after traffic" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup
 ktap_finished

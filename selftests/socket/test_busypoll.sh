@@ -85,6 +85,6 @@ ktap_test "IB: SO_BUSY_POLL 20 ms, blocking recvfrom" ib_round 20000 ib recv || 
 echo 20000 >/proc/sys/net/core/busy_poll
 ktap_test "IB: SO_BUSY_POLL and net.core.busy_poll 20 ms, poll()" ib_round 20000 ib poll || ib_diag
 echo "$busy_poll_was" >/proc/sys/net/core/busy_poll
-ktap_test "rmmod rds_rdma after" rmmod rds_rdma || ib_diag
+ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 ib_cleanup
 ktap_finished
