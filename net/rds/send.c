@@ -115,26 +115,52 @@ static void rds_send_complete(struct list_head *list, int status)
 	}
 }
 
+/* Moves the acknowledged head of @q to @acked; false once it found a
+ * message that is not.  cp_lock held.
+ */
+static bool rds_send_take_acked(struct list_head *q, struct list_head *acked,
+				u64 ack, unsigned int *nr,
+				bool (*is_acked)(struct rds_message *rm, u64 ack))
+{
+	struct rds_message *rm, *tmp;
+
+	list_for_each_entry_safe(rm, tmp, q, m_conn_item) {
+		if (is_acked ? !is_acked(rm, ack) :
+		    be64_to_cpu(rm->m_inc.i_hdr.h_sequence) > ack)
+			return false;
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		list_move_tail(&rm->m_conn_item, acked);
+		(*nr)++;
+	}
+	return true;
+}
+
 /* cp_retrans is in sequence order, and so is what transports acknowledge:
  * the first message not acked ends the walk.
+ *
+ * A sequence number acknowledges the send queue's head too: after a reset
+ * it holds what was sent on the old connection (rds_send_path_reset()),
+ * and the peer's first word on the new one (IB's private data, an ack on
+ * its first message) may say that it has all of it.  Taken from the
+ * retransmit queue only, that ack was lost: the messages went again, the
+ * peer dropped them as old and, having them already, had no new number
+ * to acknowledge, so they stayed queued for as long as nothing newer was
+ * sent.  The send queue follows cp_retrans in sequence order (the
+ * sender moves its head there), so the walk goes on into it.  Not for a
+ * transport's own acks (@is_acked): TCP's stream positions of the old
+ * connection mean nothing on the new one.
  */
 void rds_send_path_drop_acked(struct rds_conn_path *cp, u64 ack,
 			      bool (*is_acked)(struct rds_message *rm, u64 ack))
 {
-	struct rds_message *rm, *tmp;
 	unsigned long flags;
 	unsigned int nr = 0;
 	LIST_HEAD(acked);
 
 	spin_lock_irqsave(&cp->cp_lock, flags);
-	list_for_each_entry_safe(rm, tmp, &cp->cp_retrans, m_conn_item) {
-		if (is_acked ? !is_acked(rm, ack) :
-		    be64_to_cpu(rm->m_inc.i_hdr.h_sequence) > ack)
-			break;
-		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
-		list_move_tail(&rm->m_conn_item, &acked);
-		nr++;
-	}
+	if (rds_send_take_acked(&cp->cp_retrans, &acked, ack, &nr, is_acked) &&
+	    !is_acked)
+		rds_send_take_acked(&cp->cp_send_queue, &acked, ack, &nr, NULL);
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	if (!nr)
 		return;

@@ -306,6 +306,11 @@ static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 	data_len = len - sizeof(*hdr);
 	rds_ib_stats_inc(RDS_IB_STAT_RX_TOTAL_FRAGS);
 
+	/* A repeated ack has nothing left to take, even across a reset:
+	 * when first seen it took everything up to it, from the send queue
+	 * too (rds_send_path_drop_acked()), and a reset puts back only what
+	 * is newer.  Skipping it keeps cp_lock off most fragments.
+	 */
 	ack = be64_to_cpu(hdr->h_ack);
 	if (ack != ic->i_ack_recv) {
 		ic->i_ack_recv = ack;
