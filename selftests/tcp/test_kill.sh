@@ -3,9 +3,12 @@
 # rds-cost: 105
 #
 # RDS/TCP connections killed mid-stream, while messages flow both ways:
-# by ss -K on either side (the other sees a reset), by the link going down
-# for a while, and by a buffer sysctl write. Nothing is lost, nothing
-# duplicated.
+# by ss -K on either side (the other sees a reset), on both at once, ten
+# times (issue #36: crossed reconnects), by the link going down for a
+# while, and by a buffer sysctl write. Nothing is lost, nothing
+# duplicated, and once the traffic is through both ends' send and
+# retransmit queues are empty within 10 s: nothing stays queued on a
+# path that is back up.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -35,6 +38,51 @@ ss_kill() {
 	ip netns exec "$1" ss -tnK '( sport = :16385 or dport = :16385 )' | grep -q 16385
 }
 
+ss_kill_both() {
+	local a
+
+	ss_kill $A &
+	a=$!
+	ss_kill $B || { wait $a; return 1; }
+	wait $a
+}
+
+# kill_often CMD...: as kill_while_sending, CMD ten times, 0.5 to 1.4 s
+# apart, then the queues of both ends must empty.
+kill_often() {
+	local pid i did=0
+
+	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n "$n" -t 900 &
+	pid=$!
+	for i in $(seq 10); do
+		sleep 0.$((5 + RANDOM % 10))
+		kill -0 $pid 2>/dev/null || break
+		"$@" && did=$((did + 1))
+	done
+	wait $pid || return 1
+	echo "killed $did times"
+	[ $did -gt 0 ] && queues_empty
+}
+
+# queues_empty: no message on a send or retransmit queue of either end,
+# within 10 s.
+queues_empty() {
+	local i ns left
+
+	for i in $(seq 50); do
+		left=0
+		for ns in $A $B; do
+			left=$((left + $(ip netns exec $ns "$BIN/rds-info" -s -t |
+				grep -c -E '^ *[0-9a-f.:]+ +[0-9]+ ')))
+		done
+		[ $left = 0 ] && return 0
+		sleep 0.2
+	done
+	echo "$left messages still queued 10 s after the traffic ended"
+	ip netns exec $A "$BIN/rds-info" -n -s -t | sed 's/^/# /'
+	return 1
+}
+
 link_flap() {
 	ip -n $A link set veth0 down
 	sleep 2
@@ -45,14 +93,17 @@ sysctl_reset() {
 	ip netns exec $A sysctl -qw net.rds.tcp.rds_tcp_sndbuf=0
 }
 
-ktap_plan 5
+ktap_plan 6
 ktap_test "load rds_tcp, netns pair" tcp_setup || ktap_finished
 if ! grep -q '^CONFIG_INET_DIAG_DESTROY=y' "/boot/config-$(uname -r)"; then
 	ktap_skip "ss -K in a (no CONFIG_INET_DIAG_DESTROY)"
 	ktap_skip "ss -K in b (no CONFIG_INET_DIAG_DESTROY)"
+	ktap_skip "ss -K in both (no CONFIG_INET_DIAG_DESTROY)"
 else
 	ktap_test "ss -K of a's TCP sockets mid-stream" kill_while_sending x ss_kill $A
 	ktap_test "ss -K of b's TCP sockets mid-stream" kill_while_sending x ss_kill $B
+	ktap_test "ss -K on both ends at once, ten times: nothing stays queued" \
+		kill_often ss_kill_both
 fi
 ktap_test "link down for 2 s mid-stream" kill_while_sending x link_flap
 ktap_test "sysctl write resets mid-stream" kill_while_sending x sysctl_reset
