@@ -67,21 +67,33 @@ link_flaps_under_traffic() {
 sysctl_write_netns_exit() {
 	local i
 
+	local ready pid
+
+	ready=$(mktemp)
 	for i in $(seq "$netns_rounds"); do
 		ip netns add rds-sysctl || return 1
-		ip netns exec rds-sysctl python3 - <<-'PY' &
+		: >"$ready"
+		ip netns exec rds-sysctl python3 - >"$ready" <<-'PY' &
 		import os, time
 		fds = [os.open("/proc/sys/net/rds/tcp/" + n, os.O_WRONLY)
 		       for n in ("rds_tcp_rcvbuf", "rds_tcp_sndbuf")]
+		print("open", flush=True)
 		end = time.time() + 0.5
 		while time.time() < end:
 		    for fd in fds:
 		        os.pwrite(fd, b"131072\n", 0)
 		PY
+		pid=$!
+		# The files open first: with two CPUs the deletion could come
+		# before `ip netns exec` had even entered the netns.
+		while [ ! -s "$ready" ] && kill -0 $pid 2>/dev/null; do
+			sleep 0.05
+		done
 		sleep 0.$((RANDOM % 5))
 		ip netns del rds-sysctl
-		wait $! || return 1
+		wait $pid || { rm -f "$ready"; return 1; }
 	done
+	rm -f "$ready"
 }
 
 # A netns made for one RDS bind and a TCP connect to its listener, left
