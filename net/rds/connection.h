@@ -44,6 +44,8 @@ struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 
 /* Queue @cp's heartbeat work (net/rds/heartbeat.c) in @delay jiffies. */
 void rds_path_queue_hb(struct rds_conn_path *cp, unsigned long delay);
+/* Runs the heartbeat work now, even if it is waiting for a later time. */
+void rds_path_rearm_hb(struct rds_conn_path *cp);
 
 /* Queue the connect work for @cp unless it is already pending. */
 void rds_queue_reconnect(struct rds_conn_path *cp);

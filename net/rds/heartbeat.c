@@ -133,13 +133,17 @@ void rds_hb_worker(struct work_struct *work)
 	rds_hb_schedule(cp, timeout * HZ);
 }
 
+/* The work runs at once and works out its next time from the new values
+ * (a pending one would keep the old interval's timer: a day's, say).
+ * What it heard is kept: an idle path with a shorter interval asks now.
+ */
 static void rds_hb_kick(struct rds_connection *conn, void *arg)
 {
 	int i;
 
 	for (i = 0; i < conn->c_path_count; i++)
 		if (rds_conn_path_state(&conn->c_path[i]) == RDS_CONN_UP)
-			rds_hb_path_up(&conn->c_path[i]);
+			rds_path_rearm_hb(&conn->c_path[i]);
 }
 
 void rds_hb_sysctl_changed(void)

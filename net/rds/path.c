@@ -39,18 +39,26 @@ EXPORT_SYMBOL_GPL(rds_conn_path_transition);
 
 /* Every work item of a path is queued through here.  rds_conn_destroy()
  * sets RDS_DESTROY_PENDING and then waits an RCU grace period, so after
- * that nothing can queue and cancelling once is enough.
+ * that nothing can queue and cancelling once is enough.  @rearm moves a
+ * pending timer to @delay; else a pending item keeps its own.
  */
-static bool rds_path_queue(struct rds_conn_path *cp, struct delayed_work *dw,
-			   unsigned long delay)
+static bool __rds_path_queue(struct rds_conn_path *cp, struct delayed_work *dw,
+			     unsigned long delay, bool rearm)
 {
 	bool queued = false;
 
 	rcu_read_lock();
 	if (!test_bit(RDS_DESTROY_PENDING, &cp->cp_flags))
-		queued = queue_delayed_work(rds_wq, dw, delay);
+		queued = rearm ? mod_delayed_work(rds_wq, dw, delay) :
+				 queue_delayed_work(rds_wq, dw, delay);
 	rcu_read_unlock();
 	return queued;
+}
+
+static bool rds_path_queue(struct rds_conn_path *cp, struct delayed_work *dw,
+			   unsigned long delay)
+{
+	return __rds_path_queue(cp, dw, delay, false);
 }
 
 void rds_path_queue_send(struct rds_conn_path *cp, unsigned long delay)
@@ -68,6 +76,11 @@ EXPORT_SYMBOL_GPL(rds_path_queue_recv);
 void rds_path_queue_hb(struct rds_conn_path *cp, unsigned long delay)
 {
 	rds_path_queue(cp, &cp->cp_hb_w, delay);
+}
+
+void rds_path_rearm_hb(struct rds_conn_path *cp)
+{
+	__rds_path_queue(cp, &cp->cp_hb_w, 0, true);
 }
 
 static void rds_path_queue_down(struct rds_conn_path *cp)

@@ -52,7 +52,29 @@ our_sysctls() {
 		sysctl_set conn_heartbeat_timeout_secs 10 && sysctl_set sndbuf_dests 4
 }
 
-ktap_plan 10
+# A heartbeat interval shortened while paths are UP takes effect at once,
+# not when the old interval's timer ends (a day's here): a loopback path
+# (rds-ping to ourselves brings it up) then asks within seconds.
+hb_shortened() {
+	local before i ok=1
+
+	sysctl_set conn_heartbeat_interval_secs 86400 || return 1
+	"$BIN/rds-ping" -c 1 127.0.0.1 >/dev/null || return 1
+	before=$(hb_sent)
+	sysctl_set conn_heartbeat_interval_secs 1 || return 1
+	for i in $(seq 50); do
+		[ "$(hb_sent)" -gt "$before" ] && { ok=0; break; }
+		sleep 0.2
+	done
+	echo "conn_heartbeat_sent: $before, then $(hb_sent)"
+	sysctl_set conn_heartbeat_interval_secs 0 && return $ok
+}
+
+hb_sent() {
+	"$BIN/rds-info" -c | awk '$1 == "conn_heartbeat_sent" { print $2 }'
+}
+
+ktap_plan 11
 if ! rds_load; then
 	ktap_fail "load rds.ko"
 	ktap_finished
@@ -69,6 +91,7 @@ ktap_test "sysctls take valid values" sysctl_writes
 ktap_test "sysctls refuse bad values" sysctl_bad_values
 ktap_test "ping_enable=0 silences pongs" ping_enable_works
 ktap_test "sndbuf_dests and the heartbeat sysctls: defaults, ranges" our_sysctls
+ktap_test "a shorter heartbeat interval takes effect at once" hb_shortened
 ktap_test "sysctls restored" sysctl_restore
 ktap_test "rds.ko unloads" rds_unload
 ktap_finished
