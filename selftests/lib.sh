@@ -12,6 +12,7 @@
 # Stacks: rds_load [tcp] [rdma], rds_unload (ours); intree_load, intree_unload (the
 #         distribution's). Never both in one guest.
 # Netns:  netns_pair A B ADDR_A ADDR_B, cleanup_netns, in_netns NS CMD...
+# CPUs:   $ON_CPU0 CMD..., $ON_CPU1 CMD... (the two sides of a race)
 # Pair:   pair_link_up (in guests started by selftests/vm/run-pair.sh)
 # RDS:    rds_exchange NS_A ADDR_A NS_B ADDR_B PORT MSG (A sends, B answers),
 #         rds_recv NS ADDR PORT [COUNT], rds_send NS ADDR DST_ADDR DST_PORT MSG...
@@ -172,6 +173,20 @@ intree_unload() {
 	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
 	! [ -e /sys/module/rds ]
 }
+
+# --- CPUs --------------------------------------------------------------------
+
+# $ON_CPU0 CMD... and $ON_CPU1 CMD...: CMD pinned to CPU 0 or 1 (0 where
+# there is only one), so that the two sides of a race run at the same
+# moment rather than by turns. Words, not a function: taskset execs CMD,
+# so $! of "$ON_CPU0 CMD &" is CMD's own pid, which a function run in
+# the background would not give (kill would miss CMD).
+ON_CPU0="taskset -c 0"
+ON_CPU1="taskset -c 1"
+if ! read -r RDS_CPUS_ONLINE </sys/devices/system/cpu/online 2>/dev/null ||
+	[ "$RDS_CPUS_ONLINE" = 0 ]; then
+	ON_CPU1=$ON_CPU0
+fi
 
 # --- network namespaces ------------------------------------------------------
 

@@ -6,9 +6,13 @@
 # link down/up, a sysctl written through a file opened in a netns that is
 # going away, a TCP connect to 16385 from a throwaway netns, RDS_INFO read
 # while connections come and go, a socket closed while its messages wait
-# for retransmission, rmmod of rds_tcp. Forty rounds (three on slow
-# kernels) where a round is cheap; five (one) where each makes and deletes
-# a netns or reloads a module, which costs seconds under TCG;
+# for retransmission, rmmod of rds_tcp. Where two sides race, each runs
+# pinned to its CPU ($ON_CPU0, $ON_CPU1), the traffic or the reader on
+# CPU 0 and what tears down on CPU 1, so that they meet at the same
+# moment, not by turns.
+# Forty rounds (three on slow kernels) where a round is cheap; five (one)
+# where each makes and deletes a netns or reloads a module, which costs
+# seconds under TCG;
 # RDS_RACE_ROUNDS=N sets both, for a longer run than CI has time for.
 # Nothing acknowledged may be lost where traffic is checked, and the
 # harness fails the run on any splat, kmemleak report or module that no
@@ -22,7 +26,7 @@ netns_rounds=${RDS_RACE_ROUNDS:-$(tcp_count 5 1)}
 
 # Traffic that outlasts the loop and is killed at its end.
 background_traffic() {
-	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 100000000 -t 3600 >/dev/null 2>&1 &
+	$ON_CPU0 "$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 100000000 -t 3600 >/dev/null 2>&1 &
 	bg=$!
 }
 
@@ -40,8 +44,8 @@ netns_del_under_traffic() {
 		netns_pair $A $B $A4 $B4 || return 1
 		background_traffic
 		sleep 0.$((RANDOM % 10))
-		ip netns del $B
-		ip netns del $A
+		$ON_CPU1 ip netns del $B
+		$ON_CPU1 ip netns del $A
 		stop_background
 	done
 	tcp_setup
@@ -51,49 +55,46 @@ netns_del_under_traffic() {
 link_flaps_under_traffic() {
 	local i pid
 
-	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n "$((rounds * 50))" -m 8192 -t 600 &
+	$ON_CPU0 "$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n "$((rounds * 50))" -m 8192 -t 600 &
 	pid=$!
 	for i in $(seq "$rounds"); do
-		ip -n $A link set veth0 down
+		$ON_CPU1 ip -n $A link set veth0 down
 		sleep 0.0$((RANDOM % 10))
-		ip -n $A link set veth0 up
+		$ON_CPU1 ip -n $A link set veth0 up
 		sleep 0.$((RANDOM % 3))
 	done
 	wait $pid
 }
 
 # A file of the netns' sysctls kept open past the netns' deletion, written
-# before, during and after: what the write reaches must still exist.
+# before, during and after: what the write reaches must still exist. The
+# deletion waits until the files are open (the writer says so by making
+# $ready): on two CPUs it could otherwise come before ip netns exec.
 sysctl_write_netns_exit() {
-	local i
+	local i t ready
 
-	local ready pid
-
-	ready=$(mktemp)
+	ready=$(mktemp -u)
 	for i in $(seq "$netns_rounds"); do
 		ip netns add rds-sysctl || return 1
-		: >"$ready"
-		ip netns exec rds-sysctl python3 - >"$ready" <<-'PY' &
-		import os, time
+		$ON_CPU0 ip netns exec rds-sysctl python3 - "$ready" <<-'PY' &
+		import os, sys, time
 		fds = [os.open("/proc/sys/net/rds/tcp/" + n, os.O_WRONLY)
 		       for n in ("rds_tcp_rcvbuf", "rds_tcp_sndbuf")]
-		print("open", flush=True)
+		open(sys.argv[1], "w").close()
 		end = time.time() + 0.5
 		while time.time() < end:
 		    for fd in fds:
 		        os.pwrite(fd, b"131072\n", 0)
 		PY
-		pid=$!
-		# The files open first: with two CPUs the deletion could come
-		# before `ip netns exec` had even entered the netns.
-		while [ ! -s "$ready" ] && kill -0 $pid 2>/dev/null; do
-			sleep 0.05
+		for t in $(seq 100); do
+			[ -e "$ready" ] && break
+			sleep 0.1
 		done
+		rm -f "$ready"
 		sleep 0.$((RANDOM % 5))
-		ip netns del rds-sysctl
-		wait $pid || { rm -f "$ready"; return 1; }
+		$ON_CPU1 ip netns del rds-sysctl
+		wait $! || return 1
 	done
-	rm -f "$ready"
 }
 
 # A netns made for one RDS bind and a TCP connect to its listener, left
@@ -128,7 +129,7 @@ connect_and_exit() {
 info_while_conns_churn() {
 	local i pid
 
-	ip netns exec $A python3 - <<-'PY' &
+	$ON_CPU0 ip netns exec $A python3 - <<-'PY' &
 	import socket, time
 	SOL_RDS = 276
 	# RDS_INFO_COUNTERS .. RDS_INFO_TCP_SOCKETS and the IPv6 tables
@@ -145,7 +146,7 @@ info_while_conns_churn() {
 	pid=$!
 	for i in $(seq "$netns_rounds"); do
 		pinged $A $A4 $B4 || break
-		ip netns del $B
+		$ON_CPU1 ip netns del $B
 		ip netns add $B
 		ip link add "rc$i" netns $A type veth peer name "rc$i" netns $B
 		ip -n $A addr add $A4/24 dev "rc$i"

@@ -9,8 +9,9 @@
 # the classic defaults (RDS_CMSG_RDMA_MAP, use-once regions, fenced
 # READs), with regions freed by RDS_FREE_MR, registered by RDS_GET_MR,
 # cached for the whole run (several vectors, unaligned), READs only and
-# WRITEs only. Then the classic columns, and -D on a transport without
-# RDMA: one clear line, EOPNOTSUPP.
+# WRITEs only; the passive instance on CPU 1, the active one on CPU 0.
+# Then the classic columns, and -D on a transport without RDMA: one clear
+# line, EOPNOTSUPP.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
@@ -72,10 +73,10 @@ stress() {
 	local port=$1 mode=$2 log out rc pid
 	shift 2
 	log=$(mktemp)
-	"$BIN/rds-stress" -r $IB -p "$port" --json >"$log" 2>&1 &
+	$ON_CPU1 "$BIN/rds-stress" -r $IB -p "$port" --json >"$log" 2>&1 &
 	pid=$!
 	wait_listen "$port" || { kill $pid; rm -f "$log"; return 1; }
-	out=$(timeout 120 "$BIN/rds-stress" -s $IB -r $IA -p "$port" -T $SECS -v --json \
+	out=$($ON_CPU0 timeout 120 "$BIN/rds-stress" -s $IB -r $IA -p "$port" -T $SECS -v --json \
 	      "$@" 2>&1)
 	rc=$?
 	wait $pid || rc=1

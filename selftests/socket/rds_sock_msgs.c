@@ -11,11 +11,13 @@
  *                                   the send buffer fills, then EAGAIN,
  *                                   and RDS_CANCEL_SENT_TO empties it
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -391,7 +393,20 @@ static void *read_all(void *arg)
 	return NULL;
 }
 
-/* Two readers on one socket: every message is read exactly once. */
+/* @t on CPU @cpu, modulo the CPUs there are. */
+static void pin(pthread_t t, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu % sysconf(_SC_NPROCESSORS_ONLN), &set);
+	pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+/*
+ * Two readers on one socket, on two CPUs so that they dequeue at the same
+ * moment: every message is read exactly once.
+ */
 static void test_two_readers(void)
 {
 	int a = rds_bound("127.0.0.1", 5601), b = rds_bound("127.0.0.1", 5602);
@@ -402,6 +417,8 @@ static void test_two_readers(void)
 	setsockopt(b, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	pthread_create(&t1, NULL, read_all, &r1);
 	pthread_create(&t2, NULL, read_all, &r2);
+	pin(t1, 0);
+	pin(t2, 1);
 	for (i = 0; i < 500; i++)
 		if (send_to(a, "127.0.0.1", 5602, &i, sizeof(i), 0) == sizeof(i))
 			sent++;

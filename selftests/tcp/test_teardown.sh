@@ -3,7 +3,8 @@
 #
 # Tearing RDS/TCP down under load: rmmod rds_tcp with live connections
 # right after the senders are gone, and netns deletion while messages
-# flow. The harness fails the run on any kernel splat or kmemleak report.
+# flow, the traffic on CPU 0 and the deletion on CPU 1. The harness fails
+# the run on any kernel splat or kmemleak report.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -21,10 +22,10 @@ busy_then_rmmod() {
 
 busy_then_netns_del() {
 	local pid
-	"$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
+	$ON_CPU0 "$TRAFFIC" -A $A -B $B -a $A4 -b $B4 -n 1000000 -t 900 >/dev/null 2>&1 &
 	pid=$!
 	sleep 4
-	ip netns del $B
+	$ON_CPU1 ip netns del $B
 	sleep 2
 	kill -9 $pid
 	wait $pid 2>/dev/null
