@@ -17,7 +17,8 @@ bound=$([ "$RDS_PROFILE" = short ] && echo 500 || echo 100)
 
 pipeline() {
 	port=$((port + 2))
-	"$BIN/rds_pipeline" -T ib -a $IA -b $IB -p $port -n "$n" -d 8 -s 64 -S 2048 -w "$bound" "$@" ||
+	"$BIN/rds_pipeline" -T ib -a $IA -b $IB -p $port -n "$n" -d 8 -s 64 -S 2048 -w "$bound" \
+		-W $((n / 1000)) "$@" ||
 		{ ib_diag; return 1; }
 }
 

@@ -20,9 +20,13 @@
  * the next send go (and to the send's success, should it be refused).
  *
  * Every request and answer is checked exactly once and in order.  Exit
- * status 0 when all arrived, no wait exceeded BOUND_MS (default 100) and
- * no send was refused (EAGAIN, ENOBUFS): the pipeline fits the buffers,
- * so a refusal is a stall in the making, whatever its length.
+ * status 0 when all arrived, no more than OUTLIERS waits (-W, default 0)
+ * exceeded BOUND_MS (default 100), none ten times that, and no send was
+ * refused (EAGAIN, ENOBUFS): the pipeline fits the buffers, so a refusal
+ * is a stall in the making, whatever its length.  A stall of the stack's
+ * own comes every few messages (issue #22 had one in three) or never
+ * ends; a guest vCPU the host did not run for a while (two-CPU guests
+ * beside others on two cores) delays one wait now and then.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +52,7 @@ enum mode { MODE_BLOCK, MODE_POLL, MODE_EPOLL };
 struct opts {
 	const char *addr_a, *addr_b, *ns_a, *ns_b;
 	int port, transport, buffer, depth, size, timeout_s;
-	unsigned int count;
+	unsigned int count, outliers;
 	double bound_ms;
 	enum mode mode;
 };
@@ -272,7 +276,7 @@ static void print_usage(void)
 {
 	fprintf(stderr, "usage: rds_pipeline -a ADDR_A -b ADDR_B [-A NS] [-B NS] [-p PORT]\n"
 		"  [-T tcp|ib] [-m block|poll|epoll] [-n N] [-d DEPTH] [-s SIZE] [-S BUFFER]\n"
-		"  [-w BOUND_MS] [-t TIMEOUT_S]\n");
+		"  [-w BOUND_MS] [-W OUTLIERS] [-t TIMEOUT_S]\n");
 	exit(2);
 }
 
@@ -280,7 +284,7 @@ static void parse(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "a:b:A:B:p:T:m:n:d:s:S:w:t:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:A:B:p:T:m:n:d:s:S:w:W:t:")) != -1) {
 		switch (c) {
 		case 'a':
 			o.addr_a = optarg;
@@ -319,6 +323,9 @@ static void parse(int argc, char **argv)
 		case 'w':
 			o.bound_ms = atof(optarg);
 			break;
+		case 'W':
+			o.outliers = atoi(optarg);
+			break;
 		case 't':
 			o.timeout_s = atoi(optarg);
 			break;
@@ -353,5 +360,6 @@ int main(int argc, char **argv)
 	       w.n, w.n ? w.sum_ms / w.n : 0, w.max_ms, w.over, o.bound_ms, w.refused);
 	close(a);
 	close(b);
-	return __atomic_load_n(&echo_failed, __ATOMIC_RELAXED) || w.over || w.refused ? 1 : 0;
+	return __atomic_load_n(&echo_failed, __ATOMIC_RELAXED) || w.over > o.outliers ||
+	       w.max_ms > 10 * o.bound_ms || w.refused ? 1 : 0;
 }
