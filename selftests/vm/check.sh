@@ -32,9 +32,9 @@
 #
 # Debug kernels (KASAN) get RDS_PROFILE=short and longer timeouts;
 # RDS_GUEST_TIMEOUT overrides the timeout of each guest, in seconds.
-# RDS_CHECK_JOBS=2 halves the time of the ours guest: a guest keeps one
-# core busy at most (it boots with one CPU), and the stock kernel's about
-# half of the time (it waits for timers and peers).
+# RDS_CHECK_JOBS=2 splits our suite between two guests: a stock kernel's
+# guest waits for timers and peers much of the time, even with its two
+# CPUs (run-guest.sh).
 # RDS_CHECK_PARTS="ours intree pairs pkg bench" (the default) says which
 # of those to run.
 
