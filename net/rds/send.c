@@ -65,11 +65,12 @@ static void rds_send_rdma_status(struct rds_message *rm, int status)
  * makes the ack path and rds_send_drop_to() agree on who drops the sock
  * reference m_rs holds.
  *
- * Only a socket that had no room wakes its sleepers: a blocked sendmsg()
- * and a poll() for POLLOUT wait for nothing else (statuses and zerocopy
- * completions wake them on their own), and a wake-up for every
- * acknowledged message made a task asleep in poll() for POLLIN run once
- * per ack for nothing.
+ * The socket's sleepers are woken when rds_sndbuf_uncharge() says the
+ * room they wait for came back (the wakeup rule in sndbuf.c: a blocked
+ * sendmsg()'s destination or budget, or POLLOUT off before): they wait
+ * for nothing else (statuses and zerocopy completions wake them on their
+ * own), and a wake-up for every acknowledged message made a task asleep
+ * in poll() for POLLIN run once per ack for nothing.
  */
 static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 {
@@ -906,6 +907,7 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 			     struct rds_message *rm, __be16 sport, __be16 dport)
 {
 	struct rds_conn_path *cp;
+	bool wake = false;
 	unsigned long flags;
 	int ret = 1;
 
@@ -917,7 +919,7 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 		ret = -ENETUNREACH;
 		goto unlock_cp;
 	}
-	ret = rds_sndbuf_charge(rs, rm);
+	ret = rds_sndbuf_charge(rs, rm, &wake);
 	if (ret) {
 		ret = ret == -ENOMEM ? ret : 0;
 		goto unlock_cp;
@@ -940,6 +942,8 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 unlock_cp:
 	spin_unlock(&cp->cp_lock);
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
+	if (wake)
+		rds_wake_sk_sleep(rs);
 	return ret;
 }
 

@@ -19,6 +19,24 @@
  * them succeeds whatever poll() says).  Blocking senders wait for their
  * own destination; uncharging wakes them when a destination that refused
  * someone, or the socket's whole budget, has room again.
+ *
+ * No poll() may sleep through the room it waits for.  A send that succeeds
+ * may itself take the socket to its budget or its destination to its share
+ * (the test is "below" before the message is added, as in-tree), so
+ * "somebody was refused" does not cover every state in which POLLOUT is
+ * off.  The rule: whoever changes the state under rs_lock (charge,
+ * uncharge) and finds POLLOUT on where it was off before, or on while
+ * rs_want_room says somebody saw it off, wakes the socket's queue, on
+ * which poll(), epoll and select sleep with blocked senders.  rs_want_room
+ * is set, under the same rs_lock, by every evaluation of POLLOUT that
+ * finds it off and by every refused send: it carries the news across
+ * what the state alone cannot show, a sysctl or SO_SNDBUF change between
+ * the poll and the ack.  poll() registers on the queue before it takes
+ * rs_lock (sock_poll_wait), and the waker looks for sleepers after it
+ * released rs_lock (skwq_has_sleeper), so of a poll() and an uncharge
+ * racing on two CPUs, either poll() sees the room or the uncharge sees
+ * the flag and the sleeper (the same order as sk_stream_wait_memory()
+ * with SOCK_NOSPACE and sk_stream_write_space()).
  */
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -48,18 +66,42 @@ static struct rds_sndbuf_dest *rds_sndbuf_find(struct rds_sock *rs,
 	return NULL;
 }
 
-int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm)
+/* POLLOUT, see above.  rs_lock held. */
+static bool rds_sndbuf_room(struct rds_sock *rs)
+{
+	struct rds_sndbuf_dest *d = rs->rs_refused_dest;
+
+	return rs->rs_snd_bytes < rds_sndbuf_budget(rs) &&
+	       (!d || d->d_bytes < rds_sk_sndbuf(rs));
+}
+
+/* rs_lock held, the state just changed: whether pollers must be woken,
+ * @had_room being POLLOUT before the change.  The wakeup rule above.
+ */
+static bool rds_sndbuf_wake_pollers(struct rds_sock *rs, bool had_room)
+{
+	if ((had_room && !rs->rs_want_room) || !rds_sndbuf_room(rs))
+		return false;
+	rs->rs_want_room = false;
+	return true;
+}
+
+int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm, bool *wake)
 {
 	struct rds_sndbuf_dest *d = rds_sndbuf_find(rs, &rm->m_daddr);
+	bool had_room = rds_sndbuf_room(rs);
 
+	*wake = false;
 	if (d && d->d_bytes >= rds_sk_sndbuf(rs)) {
 		d->d_refused = true;
 		rs->rs_refused_dest = d;
+		rs->rs_want_room = true;
 		return -ENOBUFS;
 	}
 	if (rs->rs_snd_bytes >= rds_sndbuf_budget(rs)) {
 		rs->rs_budget_refused = true;
 		rs->rs_refused_dest = d;
+		rs->rs_want_room = true;
 		return -EAGAIN;
 	}
 	if (!d) {
@@ -83,12 +125,15 @@ int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm)
 	rm->m_sndbuf = d;
 	if (rs->rs_refused_dest == d)
 		rs->rs_refused_dest = NULL;	/* got through after all */
+	/* Clearing the mark may turn POLLOUT on for another poller. */
+	*wake = rds_sndbuf_wake_pollers(rs, had_room);
 	return 0;
 }
 
 bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 {
 	struct rds_sndbuf_dest *d = rm->m_sndbuf;
+	bool had_room = rds_sndbuf_room(rs);
 	bool wake = false;
 
 	rs->rs_snd_bytes -= rm->m_len;
@@ -98,14 +143,14 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 	}
 	rm->m_sndbuf = NULL;
 	if (WARN_ON_ONCE(!d))
-		return wake;
+		goto out;
 	d->d_bytes -= rm->m_len;
 	if (d->d_refused && d->d_bytes < rds_sk_sndbuf(rs)) {
 		d->d_refused = false;
 		wake = true;
 	}
 	if (--d->d_msgs)
-		return wake;
+		goto out;
 	if (rs->rs_refused_dest == d)
 		rs->rs_refused_dest = NULL;
 	hash_del(&d->d_node);
@@ -113,7 +158,8 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 		kfree(d);
 	else
 		rs->rs_dest_spare = d;
-	return wake;
+out:
+	return rds_sndbuf_wake_pollers(rs, had_room) || wake;
 }
 
 bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm)
@@ -125,14 +171,13 @@ bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm)
 
 bool rds_sndbuf_writable(struct rds_sock *rs)
 {
-	struct rds_sndbuf_dest *d;
 	unsigned long flags;
 	bool room;
 
 	spin_lock_irqsave(&rs->rs_lock, flags);
-	d = rs->rs_refused_dest;
-	room = rs->rs_snd_bytes < rds_sndbuf_budget(rs) &&
-	       (!d || d->d_bytes < rds_sk_sndbuf(rs));
+	room = rds_sndbuf_room(rs);
+	if (!room)
+		rs->rs_want_room = true;
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 	return room;
 }

@@ -33,17 +33,22 @@ extern unsigned int rds_sysctl_sndbuf_dests;
  * -ENOBUFS when its destination holds its share, -EAGAIN when the socket
  * holds its whole budget, -ENOMEM when no entry could be had for a new
  * destination (call rds_sndbuf_prealloc() without the lock first).
+ * *@wake: the socket's queue must be woken once rs_lock is dropped (the
+ * wakeup rule in sndbuf.c: a send may give POLLOUT back to a poller).
  */
-int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm);
+int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm, bool *wake);
 /* rs_lock held: @rm leaves the socket.  True when a sender waiting for
- * room (sendmsg or poll) may now have it.
+ * room (sendmsg or poll) may now have it: the socket's queue must then be
+ * woken once rs_lock is dropped, or a poller may sleep through its room.
  */
 bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm);
 /* Whether the socket's next message to @rm's destination wants an ack
  * soon: that destination holds half its share or more.  rs_lock held.
  */
 bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm);
-/* POLLOUT, see sndbuf.c.  Takes rs_lock. */
+/* POLLOUT, see sndbuf.c.  Takes rs_lock; call it after registering on
+ * the socket's queue, as a "no" is answered by a wakeup there later.
+ */
 bool rds_sndbuf_writable(struct rds_sock *rs);
 /* Without rs_lock, may sleep: makes sure a new destination finds an entry. */
 void rds_sndbuf_prealloc(struct rds_sock *rs);

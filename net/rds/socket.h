@@ -35,8 +35,8 @@ struct rds_bind_key {
  *  - rs_lock (spinlock, taken with IRQs off: acks complete messages from
  *    any context) protects rs_send_queue, rs_snd_bytes, the per-destination
  *    accounting (rs_dests, rs_dest_spare, rs_refused_dest,
- *    rs_budget_refused: see net/rds/sndbuf.c), rs_conn, rs_tos,
- *    rs_cong_mask and rs_cong_notify.  Ordering:
+ *    rs_budget_refused, rs_want_room: see net/rds/sndbuf.c), rs_conn,
+ *    rs_tos, rs_cong_mask and rs_cong_notify.  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
@@ -80,6 +80,7 @@ struct rds_sock {
 	struct rds_sndbuf_dest	*rs_dest_spare;	/* unhashed, for the next */
 	struct rds_sndbuf_dest	*rs_refused_dest; /* POLLOUT waits for it */
 	bool			rs_budget_refused; /* at the whole budget */
+	bool			rs_want_room;	/* POLLOUT seen off: wake */
 	bool			rs_seen_congestion; /* refused: ENOBUFS */
 
 	bool			rs_cong_monitor;
