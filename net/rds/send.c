@@ -897,6 +897,7 @@ static struct rds_conn_path *rds_send_sock_path(struct rds_sock *rs,
  * nested), so that rds_send_drop_to() never sees it on one only.  Returns
  * 1 when queued, 0 when the socket has no room for it (its destination's
  * share or the socket's whole budget, see sndbuf.c), or an error.
+ * @nonblock: the caller returns EAGAIN rather than wait when refused.
  *
  * A socket's messages stay on the path its unacknowledged ones are on,
  * whatever path *@cpp suggests (the multipath handshake may have finished
@@ -904,7 +905,8 @@ static struct rds_conn_path *rds_send_sock_path(struct rds_sock *rs,
  * the path used.
  */
 static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
-			     struct rds_message *rm, __be16 sport, __be16 dport)
+			     struct rds_message *rm, __be16 sport, __be16 dport,
+			     bool nonblock)
 {
 	struct rds_conn_path *cp;
 	bool wake = false;
@@ -919,7 +921,7 @@ static int rds_send_queue_rm(struct rds_sock *rs, struct rds_conn_path **cpp,
 		ret = -ENETUNREACH;
 		goto unlock_cp;
 	}
-	ret = rds_sndbuf_charge(rs, rm, &wake);
+	ret = rds_sndbuf_charge(rs, rm, nonblock, &wake);
 	if (ret) {
 		ret = ret == -ENOMEM ? ret : 0;
 		goto unlock_cp;
@@ -958,7 +960,7 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path **cpp,
 	int ret;
 
 	rds_sndbuf_prealloc(rs);
-	ret = rds_send_queue_rm(rs, cpp, rm, sport, dport);
+	ret = rds_send_queue_rm(rs, cpp, rm, sport, dport, nonblock);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	rds_stats_inc(RDS_STAT_SEND_QUEUE_FULL);
@@ -967,7 +969,8 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path **cpp,
 
 	left = wait_event_interruptible_timeout(*sk_sleep(sk),
 						(ret = rds_send_queue_rm(rs, cpp, rm,
-									 sport, dport)) != 0,
+									 sport, dport,
+									 false)) != 0,
 						timeo);
 	if (ret)
 		return ret < 0 ? ret : 0;

@@ -10,15 +10,29 @@
  * net.rds.sndbuf_dests times that.  A socket that talks to one destination
  * is limited exactly as in-tree; with sndbuf_dests at 1 every socket is.
  *
- * POLLOUT must not spin a sender whose one destination is full, nor hide a
- * free destination from one whose other destination is: it is set when the
- * socket is below its whole budget and the destination of its last refused
- * send, if that one still has messages queued, is below its share.  So a
- * socket that talks to one destination sees in-tree's POLLOUT, and a socket
- * refused for a dead peer is still free to send to the others (a send to
- * them succeeds whatever poll() says).  Blocking senders wait for their
- * own destination; uncharging wakes them when a destination that refused
- * someone, or the socket's whole budget, has room again.
+ * poll() names no destination, yet POLLOUT must not spin a sender whose
+ * one destination is full, nor hide a free destination from an event loop
+ * that sends to each of its peers in turn and then polls, while one of
+ * them is dead.  The rule: POLLOUT is on when the socket is below its
+ * whole budget and the destination of its most recent send attempt
+ * (rs_pollout_dest) is below its share, or has nothing queued.  An attempt
+ * is a send that succeeds, a blocking send that is refused (its task then
+ * waits for that destination), or a refusal of a non-blocking send for a
+ * destination's full share that repeats that destination's previous
+ * refusal with no send of the socket succeeding in between.  Any other
+ * non-blocking refusal leaves POLLOUT where it was: the sender got its
+ * EAGAIN and, having sent elsewhere since, is going round its peers; the
+ * full one may not make it wait for nothing but that one's acks.  So:
+ *  - a socket that talks to one destination sees in-tree's POLLOUT (room
+ *    below its share, which is its whole buffer with sndbuf_dests=1);
+ *  - a sender that sends to a dead peer X and a live one Y in turn, in
+ *    either order, is told about Y's room (a send to X is refused at once,
+ *    and X's room, if it comes, is seen by trying X);
+ *  - a sender whose only destinations are full does not spin: its second
+ *    refusal in a row, at the latest, takes POLLOUT to a full destination.
+ * Blocking senders wait for their own destination; uncharging wakes them
+ * when a destination that refused someone, or the socket's whole budget,
+ * has room again.
  *
  * No poll() may sleep through the room it waits for.  A send that succeeds
  * may itself take the socket to its budget or its destination to its share
@@ -69,7 +83,7 @@ static struct rds_sndbuf_dest *rds_sndbuf_find(struct rds_sock *rs,
 /* POLLOUT, see above.  rs_lock held. */
 static bool rds_sndbuf_room(struct rds_sock *rs)
 {
-	struct rds_sndbuf_dest *d = rs->rs_refused_dest;
+	struct rds_sndbuf_dest *d = rs->rs_pollout_dest;
 
 	return rs->rs_snd_bytes < rds_sndbuf_budget(rs) &&
 	       (!d || d->d_bytes < rds_sk_sndbuf(rs));
@@ -86,23 +100,28 @@ static bool rds_sndbuf_wake_pollers(struct rds_sock *rs, bool had_room)
 	return true;
 }
 
-int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm, bool *wake)
+int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm,
+		      bool nonblock, bool *wake)
 {
 	struct rds_sndbuf_dest *d = rds_sndbuf_find(rs, &rm->m_daddr);
 	bool had_room = rds_sndbuf_room(rs);
+	int ret;
 
 	*wake = false;
 	if (d && d->d_bytes >= rds_sk_sndbuf(rs)) {
+		/* Going round its peers, or stuck on this one?  See above. */
+		if (!nonblock || d->d_refused_gen == rs->rs_sent_gen)
+			rs->rs_pollout_dest = d;
 		d->d_refused = true;
-		rs->rs_refused_dest = d;
-		rs->rs_want_room = true;
-		return -ENOBUFS;
+		d->d_refused_gen = rs->rs_sent_gen;
+		ret = -ENOBUFS;
+		goto refused;
 	}
 	if (rs->rs_snd_bytes >= rds_sndbuf_budget(rs)) {
 		rs->rs_budget_refused = true;
-		rs->rs_refused_dest = d;
-		rs->rs_want_room = true;
-		return -EAGAIN;
+		rs->rs_pollout_dest = d;
+		ret = -EAGAIN;
+		goto refused;
 	}
 	if (!d) {
 		/* rds_sndbuf_prealloc() makes this rare: another sender took
@@ -117,17 +136,27 @@ int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm, bool *wake)
 		d->d_bytes = 0;
 		d->d_msgs = 0;
 		d->d_refused = false;
+		/* A first refusal repeats none: this send succeeds after it. */
+		d->d_refused_gen = rs->rs_sent_gen;
 		hash_add(rs->rs_dests, &d->d_node, ipv6_addr_hash(&d->d_addr));
 	}
 	d->d_bytes += rm->m_len;
 	d->d_msgs++;
 	rs->rs_snd_bytes += rm->m_len;
+	rs->rs_sent_gen++;
 	rm->m_sndbuf = d;
-	if (rs->rs_refused_dest == d)
-		rs->rs_refused_dest = NULL;	/* got through after all */
-	/* Clearing the mark may turn POLLOUT on for another poller. */
+	rs->rs_pollout_dest = d;
+	/* Moving POLLOUT to @d may turn it on for another poller. */
 	*wake = rds_sndbuf_wake_pollers(rs, had_room);
 	return 0;
+
+refused:
+	/* This sender's EAGAIN: a wakeup follows once POLLOUT is on, at once
+	 * if it still is (an edge-triggered epoll waits for it).
+	 */
+	rs->rs_want_room = true;
+	*wake = rds_sndbuf_wake_pollers(rs, had_room);
+	return ret;
 }
 
 bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
@@ -151,8 +180,8 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 	}
 	if (--d->d_msgs)
 		goto out;
-	if (rs->rs_refused_dest == d)
-		rs->rs_refused_dest = NULL;
+	if (rs->rs_pollout_dest == d)
+		rs->rs_pollout_dest = NULL;
 	hash_del(&d->d_node);
 	if (rs->rs_dest_spare)
 		kfree(d);

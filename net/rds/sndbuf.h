@@ -11,7 +11,9 @@ struct rds_message;
 struct rds_sock;
 
 /* The messages and bytes a socket has queued for one destination address,
- * and whether a send there was refused since it last had room.
+ * whether a send there was refused since it last had room, and the
+ * socket's count of successful sends at the last refusal (POLLOUT's rule,
+ * see sndbuf.c).
  *
  * Lifetime: created by the first message queued for its address, freed
  * (or kept as the socket's one spare) when the last one leaves: counted in
@@ -24,6 +26,7 @@ struct rds_sndbuf_dest {
 	struct in6_addr		d_addr;
 	u32			d_bytes;
 	u32			d_msgs;
+	u32			d_refused_gen;	/* rs_sent_gen then */
 	bool			d_refused;
 };
 
@@ -33,10 +36,13 @@ extern unsigned int rds_sysctl_sndbuf_dests;
  * -ENOBUFS when its destination holds its share, -EAGAIN when the socket
  * holds its whole budget, -ENOMEM when no entry could be had for a new
  * destination (call rds_sndbuf_prealloc() without the lock first).
- * *@wake: the socket's queue must be woken once rs_lock is dropped (the
- * wakeup rule in sndbuf.c: a send may give POLLOUT back to a poller).
+ * @nonblock: a refusal is the caller's EAGAIN, not a wait (POLLOUT's rule
+ * in sndbuf.c tells the two apart).  *@wake: the socket's queue must be
+ * woken once rs_lock is dropped (the wakeup rule in sndbuf.c: a send may
+ * give POLLOUT back to a poller).
  */
-int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm, bool *wake);
+int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm,
+		      bool nonblock, bool *wake);
 /* rs_lock held: @rm leaves the socket.  True when a sender waiting for
  * room (sendmsg or poll) may now have it: the socket's queue must then be
  * woken once rs_lock is dropped, or a poller may sleep through its room.

@@ -34,7 +34,7 @@ struct rds_bind_key {
  *  - lock_sock() serializes bind, connect, setsockopt and SO_RDS_TRANSPORT.
  *  - rs_lock (spinlock, taken with IRQs off: acks complete messages from
  *    any context) protects rs_send_queue, rs_snd_bytes, the per-destination
- *    accounting (rs_dests, rs_dest_spare, rs_refused_dest,
+ *    accounting (rs_dests, rs_dest_spare, rs_pollout_dest, rs_sent_gen,
  *    rs_budget_refused, rs_want_room: see net/rds/sndbuf.c), rs_conn,
  *    rs_tos, rs_cong_mask and rs_cong_notify.  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
@@ -78,7 +78,8 @@ struct rds_sock {
 	u64			rs_snd_bytes;	/* queued, all destinations */
 	DECLARE_HASHTABLE(rs_dests, 4);	/* struct rds_sndbuf_dest */
 	struct rds_sndbuf_dest	*rs_dest_spare;	/* unhashed, for the next */
-	struct rds_sndbuf_dest	*rs_refused_dest; /* POLLOUT waits for it */
+	struct rds_sndbuf_dest	*rs_pollout_dest; /* POLLOUT follows it */
+	u32			rs_sent_gen;	/* sends that succeeded */
 	bool			rs_budget_refused; /* at the whole budget */
 	bool			rs_want_room;	/* POLLOUT seen off: wake */
 	bool			rs_seen_congestion; /* refused: ENOBUFS */
