@@ -69,6 +69,18 @@ static u64 rds_sndbuf_budget(struct rds_sock *rs)
 	return (u64)rds_sk_sndbuf(rs) * READ_ONCE(rds_sysctl_sndbuf_dests);
 }
 
+/* What a message costs the send buffer: its payload, and for one with
+ * none or little (a ping, an RDMA or atomic operation's message) a
+ * header's worth.  In-tree counts payload only, so that any number of
+ * empty messages fits a full buffer, each still a struct rds_message held
+ * until its peer acknowledges it: to a dead peer, without bound.  Larger
+ * messages cost what they cost in-tree.
+ */
+static u32 rds_sndbuf_cost(const struct rds_message *rm)
+{
+	return max_t(u32, rm->m_len, sizeof(struct rds_header));
+}
+
 static struct rds_sndbuf_dest *rds_sndbuf_find(struct rds_sock *rs,
 					       const struct in6_addr *addr)
 {
@@ -140,9 +152,9 @@ int rds_sndbuf_charge(struct rds_sock *rs, struct rds_message *rm,
 		d->d_refused_gen = rs->rs_sent_gen;
 		hash_add(rs->rs_dests, &d->d_node, ipv6_addr_hash(&d->d_addr));
 	}
-	d->d_bytes += rm->m_len;
+	d->d_bytes += rds_sndbuf_cost(rm);
 	d->d_msgs++;
-	rs->rs_snd_bytes += rm->m_len;
+	rs->rs_snd_bytes += rds_sndbuf_cost(rm);
 	rs->rs_sent_gen++;
 	rm->m_sndbuf = d;
 	rs->rs_pollout_dest = d;
@@ -165,7 +177,7 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 	bool had_room = rds_sndbuf_room(rs);
 	bool wake = false;
 
-	rs->rs_snd_bytes -= rm->m_len;
+	rs->rs_snd_bytes -= rds_sndbuf_cost(rm);
 	if (rs->rs_budget_refused && rs->rs_snd_bytes < rds_sndbuf_budget(rs)) {
 		rs->rs_budget_refused = false;
 		wake = true;
@@ -173,7 +185,7 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm)
 	rm->m_sndbuf = NULL;
 	if (WARN_ON_ONCE(!d))
 		goto out;
-	d->d_bytes -= rm->m_len;
+	d->d_bytes -= rds_sndbuf_cost(rm);
 	if (d->d_refused && d->d_bytes < rds_sk_sndbuf(rs)) {
 		d->d_refused = false;
 		wake = true;

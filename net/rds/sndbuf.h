@@ -24,7 +24,7 @@ struct rds_sock;
 struct rds_sndbuf_dest {
 	struct hlist_node	d_node;		/* rs_dests */
 	struct in6_addr		d_addr;
-	u32			d_bytes;
+	u32			d_bytes;	/* what they cost, see sndbuf.c */
 	u32			d_msgs;
 	u32			d_refused_gen;	/* rs_sent_gen then */
 	bool			d_refused;
