@@ -42,9 +42,8 @@
 #include <unistd.h>
 #include <linux/rds.h>
 
-#ifndef AF_RDS
-#define AF_RDS 21
-#endif
+#include "../common/rds_sock.h"
+
 #ifndef SOL_RDS
 #define SOL_RDS 276
 #endif
@@ -59,7 +58,8 @@ struct hdr {
 	uint32_t seed;
 };
 
-static struct sockaddr_storage local, peer, nobody;
+static const char *laddr;
+static union addr local, peer, nobody;
 static socklen_t addrlen;
 static int transport = -1;
 static int sfd;				/* the shared socket's number */
@@ -67,32 +67,6 @@ static int stop;
 static int first_cpu, ncpus;
 static unsigned long errs[NR_ERRNO];
 static unsigned long sent, rcvd, notes, replaced, bad;
-
-static void set_port(struct sockaddr_storage *ss, int port)
-{
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-}
-
-static int parse(const char *str, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, str, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		return sizeof(*sin);
-	}
-	if (inet_pton(AF_INET6, str, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		return sizeof(*sin6);
-	}
-	fprintf(stderr, "bad address %s\n", str);
-	exit(2);
-}
 
 /* A failed call: counted, unless no call here may fail so. */
 static void failed(const char *what)
@@ -158,7 +132,7 @@ static int check(const unsigned char *buf, ssize_t len)
 /* A new socket, on the transport asked for, bound to ADDR:@port. */
 static int new_socket(int port)
 {
-	struct sockaddr_storage a = local;
+	union addr a;
 	int fd, i;
 
 	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
@@ -169,10 +143,10 @@ static int new_socket(int port)
 	if (transport >= 0 &&
 	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &transport, sizeof(transport)))
 		failed("SO_RDS_TRANSPORT");
-	set_port(&a, port);
+	addr_make(&a, laddr, port);
 	/* The old socket of the port may still be on its way out. */
 	for (i = 0; i < 200; i++) {
-		if (!bind(fd, (struct sockaddr *)&a, addrlen))
+		if (!bind(fd, &a.sa, addrlen))
 			return fd;
 		if (errno != EADDRINUSE || !port)
 			break;
@@ -189,10 +163,10 @@ static void *do_send(void *arg)
 
 	while (!stopped()) {
 		uint32_t len = sizeof(struct hdr) + rnd(&r) % (MAX_MSG - sizeof(struct hdr));
-		struct sockaddr_storage *to = rnd(&r) % 16 ? &peer : &nobody;
+		union addr *to = rnd(&r) % 16 ? &peer : &nobody;
 
 		fill(buf, len, r);
-		if (sendto(sfd, buf, len, MSG_DONTWAIT, (struct sockaddr *)to, addrlen) < 0) {
+		if (sendto(sfd, buf, len, MSG_DONTWAIT, &to->sa, addrlen) < 0) {
 			failed("sendto");
 			if (errno == EAGAIN || errno == ENOBUFS)
 				wait_for(sfd, POLLOUT);
@@ -326,7 +300,7 @@ static void *do_churn(void *arg)
 			if (fd < 0)
 				continue;
 			if (sendto(fd, buf, sizeof(buf), MSG_DONTWAIT,
-				   (struct sockaddr *)&peer, addrlen) < 0)
+				   &peer.sa, addrlen) < 0)
 				failed("sendto");
 			close(fd);
 			usleep(1000);
@@ -340,7 +314,7 @@ static void *do_churn(void *arg)
 		}
 		close(fd);
 		/* ... then a new one on its port. */
-		fd = new_socket(ntohs(((struct sockaddr_in *)&local)->sin_port));
+		fd = new_socket(addr_port(&local));
 		if (fd < 0 || dup2(fd, sfd) < 0) {
 			failed("dup2");
 			break;
@@ -363,7 +337,7 @@ static void pin(pthread_t t, int i)
 int main(int argc, char **argv)
 {
 	void *(*fns[])(void *) = { do_send, do_recv, do_poll, do_sockopt, do_churn };
-	const char *laddr = NULL, *raddr = NULL;
+	const char *raddr = NULL;
 	pthread_t threads[5];
 	int opt, port = 0, secs = 10, fd, i;
 
@@ -393,15 +367,12 @@ int main(int argc, char **argv)
 	}
 	if (!laddr || !raddr || port <= 0 || port > 65534 || secs <= 0)
 		goto usage;
-	addrlen = parse(laddr, &local);
-	if (parse(raddr, &peer) != addrlen) {
+	addrlen = addr_make(&local, laddr, port);
+	if (addr_make(&peer, raddr, port) != addrlen) {
 		fprintf(stderr, "%s and %s are not of one family\n", laddr, raddr);
 		return 2;
 	}
-	set_port(&local, port);
-	nobody = peer;
-	set_port(&peer, port);
-	set_port(&nobody, port + 1);
+	addr_make(&nobody, raddr, port + 1);
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	fd = new_socket(port);
