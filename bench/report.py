@@ -8,7 +8,10 @@ better for times and worse for rates, as the table says). Ours is also
 set against the links' limits (raw TCP streams of 64 KiB and 1 MiB
 writes, a TCP ping-pong,
 perftest's ib_send_bw and ib_send_lat over the rxe pair), and every
-figure the issue sets a target for is marked met or not met.
+figure the issue sets a target for is marked met or not met. The
+dead-peer rows (kind "deadpeer", issue 36) have a table of their own: per
+stack the rate to a live peer with the other peer healthy and dead, and
+the ratio of the two, against ours' own healthy rate.
 """
 import argparse
 import json
@@ -31,7 +34,14 @@ METRICS = {
     "p50_us": ("p50", "us", "lower"),
     "p99_us": ("p99", "us", "lower"),
     "count": ("answered", "pings", "higher"),
+    # Dead-peer rows: one socket's messages to Y, with X healthy and with
+    # X silent, and the second over the first (the median of each
+    # round's own ratio).
+    "y_healthy_per_sec": ("to Y, X healthy", "msg/s", "higher"),
+    "y_dead_per_sec": ("to Y, X dead", "msg/s", "higher"),
+    "dead_over_healthy": ("rate to Y, X dead / X healthy", "", "higher"),
 }
+DEADPEER_METRICS = ("y_healthy_per_sec", "y_dead_per_sec", "dead_over_healthy")
 # In results.json only: where the CPU time of a message goes, and how busy
 # the guest was (100 % means CPU-bound: CPU per message is then 1 / rate).
 DETAIL = {
@@ -67,6 +77,13 @@ TARGETS = [
     ("cio-64B-d8", "msgs_per_sec", "intree", ">=", 1.3),
     ("cio-64B-d32", "msgs_per_sec", "intree", ">=", 1.3),
     ("cio-8K-d8", "msgs_per_sec", "intree", ">=", 1.3),
+] + [
+    # Issue 36: a dead peer costs ours at most a tenth of its rate to a
+    # live one, against ours' own healthy rate ("self": the median of
+    # ours' figure itself). In-tree, one sum per socket, is expected to
+    # stall; nothing is asked of it.
+    ("dp-%s-%s" % (tr, style), "dead_over_healthy", "self", ">=", 0.9)
+    for tr in ("tcp", "ib") for style in ("poll", "epoll", "blocking")
 ]
 
 # A cio-* workload drives its sockets as the classic rds-stress does
@@ -96,6 +113,10 @@ SCALING = [("mp-8K-d8-t8", "mp-8K-d8-t1", "msgs_per_sec")]
 # per stack, against TAIL_TARGET for ours (issue #27).
 BG_SUFFIX = "-bg1M"
 TAIL_TARGET = 3.0
+
+# Ours' rate to a live peer while another is dead, over its own rate with
+# both healthy (issue 36).
+DEADPEER_TARGET = 0.9
 
 
 def metrics_of(row):
@@ -130,6 +151,8 @@ def metrics_of(row):
             m["cpu_us_per_msg"] = (r["cpu_pct"] / 100 * row["ncpu"] * 1e6 /
                                    (r["tx_per_sec"] + r["rx_per_sec"]))
         return m
+    if row["kind"] == "deadpeer":
+        return {k: r[k] for k in DEADPEER_METRICS if r.get(k) is not None}
     return {k: v for k, v in r.items() if k in ("mean_us", "p50_us", "p99_us", "count", "bytes_per_sec", "rtt_us")}
 
 
@@ -216,6 +239,9 @@ def targets(result):
         if against == "intree":
             value = entry.get("ratio_ours_intree", {}).get(metric)
             what = "ours / in-tree"
+        elif against == "self":
+            value = entry.get("ours", {}).get(metric, {}).get("median")
+            what = "ours"
         else:
             value = entry.get("ratio_ours_limit", {}).get("%s_vs_%s" % (metric, against))
             what = "ours / %s" % against
@@ -321,6 +347,57 @@ def verdict(t):
     return "%s %.1f: %s" % (t["op"], t["threshold"], "met" if t["met"] else "**not met**")
 
 
+def deadpeer(result):
+    """The dead-peer rows: per workload and stack, the rates to Y and
+    their ratio, with ours' target."""
+    out = []
+    for wl, entry in result.items():
+        if entry["kind"] != "deadpeer":
+            continue
+        for stack in ("intree", "ours"):
+            ms = entry.get(stack)
+            if not ms:
+                continue
+            row = {"workload": wl, "stack": stack}
+            for k in DEADPEER_METRICS:
+                if k in ms:
+                    row[k] = ms[k]
+            ratio = ms.get("dead_over_healthy")
+            if stack == "ours" and ratio:
+                row["met"] = ratio["median"] >= DEADPEER_TARGET
+            out.append(row)
+    return out
+
+
+def deadpeer_lines(rows):
+    if not rows:
+        return []
+    lines = ["", "A dead peer's cost (issue 36): one socket sends to X and Y; then every",
+             "packet to and from X is dropped. Messages/s to Y with X healthy and with",
+             "X dead, and the second over the first (the median of the rounds' own",
+             "ratios), per stack. dp-TRANSPORT-SENDER: poll and epoll are one",
+             "non-blocking task that waits 10 ms at most for POLLOUT after a refusal;",
+             "blocking is two threads on one blocking socket, one per peer.", "",
+             "| workload | stack | to Y, X healthy (msg/s) | to Y, X dead (msg/s) | dead / healthy | target |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = r.get("dead_over_healthy")
+        if ratio is None:
+            rcell = "-"
+        elif ratio["n"] == 1:
+            rcell = "%.2f" % ratio["median"]
+        else:
+            rcell = "%.2f (%.2f..%.2f)" % (ratio["median"], ratio["min"], ratio["max"])
+        target = ""
+        if r["stack"] == "ours":
+            target = ">= %.1f: %s" % (DEADPEER_TARGET, "not measured" if "met" not in r
+                                      else "met" if r["met"] else "**not met**")
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["stack"], cell(r.get("y_healthy_per_sec")),
+            cell(r.get("y_dead_per_sec")), rcell, target))
+    return lines
+
+
 def tools_lines(rows):
     if not rows:
         return []
@@ -338,13 +415,14 @@ def tools_lines(rows):
     return lines
 
 
-def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
+def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=(), dp_rows=()):
     lines = ["# RDS: ours against in-tree (profile %s)" % profile, "",
              "Median (min..max) over the rounds; ratio = ours / in-tree of the medians.",
              "For rates higher is better, for times and CPU lower is better.",
              "Workloads: RDS/TCP between two netns (SIZE-dDEPTH[-tTASKS]), RDS/IB over two",
              "rxe devices (ib-...), mprds (mp-...: 8 tasks on 8 paths against 1), the",
-             "classic rds-stress's buffers and poll rhythm (cio-..., --classic-io).",
+             "classic rds-stress's buffers and poll rhythm (cio-..., --classic-io),",
+             "a dead peer's cost (dp-..., their own table below).",
              "CPU per message: the guest's busy time (/proc/stat, both ends) over the",
              "requests and acks.", ""]
     if info.get("clocksource"):
@@ -362,7 +440,7 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
     lines += ["| workload | metric | in-tree | ours | ours / in-tree | target |",
               "|---|---|---|---|---|---|"]
     for wl, entry in result.items():
-        if entry["kind"] == "limit":
+        if entry["kind"] in ("limit", "deadpeer"):
             continue
         keys = [k for k in METRICS if k in entry.get("ours", entry.get("intree", {}))]
         for k in keys:
@@ -383,7 +461,7 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
                 label, unit = LIMIT_LABELS.get(k, (k, ""))
                 lines.append("| %s | %s (%s) | %s |" % (wl, label, unit, cell(st)))
     by_lim = {(t["workload"], "%s_vs_%s" % (t["metric"], t["against"])): t
-              for t in tgts if t["against"] != "intree"}
+              for t in tgts if t["against"] not in ("intree", "self")}
     lim = [(wl, k, v) for wl, e in result.items() for k, v in e.get("ratio_ours_limit", {}).items()]
     if lim:
         lines += ["", "| workload | ours against the link's limit | ratio | target |",
@@ -396,11 +474,13 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=()):
         lines += ["| %s | %s | %.2f |" % (s["workloads"], s["stack"], s["ratio"]) for s in scal]
     lines += tools_lines(tool_rows)
     lines += tails_lines(tail_rows)
+    lines += deadpeer_lines(dp_rows)
     lines += ["", "Targets of the issue:", "", "| workload | figure | value | target |",
               "|---|---|---|---|"]
     for t in tgts:
-        lines.append("| %s | %s of %s | %s | %s |" % (
-            t["workload"], t["what"], METRICS[t["metric"]][0],
+        lines.append("| %s | %s | %s | %s |" % (
+            t["workload"], ("%s: %s" if t["against"] == "self" else "%s of %s") % (
+                t["what"], METRICS[t["metric"]][0]),
             "%.2f" % t["value"] if t["value"] is not None else "-", verdict(t)))
     return "\n".join(lines) + "\n"
 
@@ -479,13 +559,15 @@ def main():
     scal = scaling(result)
     tool_rows = tools(result)
     tail_rows = tails(result)
+    dp_rows = deadpeer(result)
     info = infos(rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump({"profile": a.profile, "info": info, "workloads": result,
                    "targets": tgts, "scaling": scal, "tools": tool_rows, "tails": tail_rows,
+                   "deadpeer": dp_rows,
                    "metrics": {k: v for k, v in list(METRICS.items()) + list(DETAIL.items())}},
                   f, indent=1)
-    md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows)
+    md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows, dp_rows)
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
     with open(os.path.join(a.outdir, "results.svg"), "w") as f:
