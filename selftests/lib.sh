@@ -232,6 +232,13 @@ in_netns() {
 	fi
 }
 
+# rds_counter NAME [NS]: the RDS counter NAME (rds-info -c), read in NS
+# ("-", the default: the current one); they are global, not per netns, but
+# rds-info needs RDS in the netns it runs in.
+rds_counter() {
+	in_netns "${2:--}" "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+}
+
 # rds_recv NS ADDR PORT [COUNT [TIMEOUT]]: bind in NS, print "bound", then COUNT
 # (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10).
 rds_recv() {

@@ -30,7 +30,7 @@ listeners() {
 }
 
 attempts() {
-	"$BIN/rds-info" -c | awk '$1 == "conn_connect_attempts" { print $2 }'
+	rds_counter conn_connect_attempts
 }
 
 ns_setup() {

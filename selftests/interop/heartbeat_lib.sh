@@ -14,7 +14,7 @@ hb_on() {
 
 # counter NAME: one of the RDS counters.
 counter() {
-	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+	rds_counter "$1"
 }
 
 # Our heartbeats (1 s, on from the start) went to the in-tree peer while

@@ -25,7 +25,7 @@ busy_poll_was=$(cat /proc/sys/net/core/busy_poll)
 
 # The counter, from init_net (they are global).
 busy_polled() {
-	"$BIN/rds-info" -c | awk '$1 == "recv_busy_polled" { print $2 }'
+	rds_counter recv_busy_polled
 }
 
 # round NS_SERVER NS_CLIENT SRC DST BUSY_US TRANSPORT WAIT: one run of

@@ -41,7 +41,7 @@ tcp_setup() {
 
 # counter NAME: in rds-a, an RDS counter (they are global, not per netns).
 counter() {
-	ip netns exec $A "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+	rds_counter "$1" $A
 }
 
 # tcp_warm ADDR_A ADDR_B: ping both ways, which connects and finishes the
