@@ -18,10 +18,12 @@
  *
  * The ping is a plain one, which in-tree peers already answer, from
  * RDS_HB_PORT; its pong (to that port, on the path the ping went out on,
- * in both stacks) is consumed while a heartbeat is outstanding on the
- * path.  Not the multipath handshake's probe: an in-tree IB peer warns
- * about a probe, and an in-tree TCP peer logs "ignoring unknown exthdr
- * type 0x8" for ours (it carries RDS_EXTHDR_SPORT_IDX), every interval.
+ * in both stacks) is heard like anything else, and not counted as a drop
+ * while a heartbeat is outstanding on the path.  The port is not reserved:
+ * a socket bound to it gets the pongs, its own ones among them.  Not the
+ * multipath handshake's probe: an in-tree IB peer warns about a probe,
+ * and an in-tree TCP peer logs "ignoring unknown exthdr type 0x8" for
+ * ours (it carries RDS_EXTHDR_SPORT_IDX), every interval.
  *
  * Off by default, as in-tree has none: a peer with net.rds.ping_enable at
  * 0 answers no ping, and would be declared gone whenever it is idle for

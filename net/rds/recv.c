@@ -378,13 +378,17 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		rds_conn_handshake_recv(cp, &inc->i_hdr);
 		return;
 	}
-	if (!hdr->h_sport && rds_hb_pong(cp, hdr->h_dport))
-		return;
-
 	if (ipv6_addr_type(daddr) & IPV6_ADDR_LINKLOCAL)
 		scope_id = conn->c_dev_if;
 	rs = rds_find_bound(rds_conn_net(conn), daddr, hdr->h_dport, scope_id);
 	if (!rs) {
+		/* A heartbeat's pong was heard above, which is all it is
+		 * for: not a drop.  Looked for only here, so that a socket
+		 * bound to the heartbeat's port still gets its own pongs
+		 * (and, as a pong names no ping, the heartbeat's too).
+		 */
+		if (!hdr->h_sport && rds_hb_pong(cp, hdr->h_dport))
+			return;
 		rds_stats_inc(RDS_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
