@@ -135,6 +135,7 @@ static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		INIT_LIST_HEAD(&ic->i_dev_item);
 		mutex_init(&ic->i_mutex);
 		INIT_DELAYED_WORK(&ic->i_connect_w, rds_ib_connect_expired);
+		INIT_DELAYED_WORK(&ic->i_ack_quiet_w, rds_ib_ack_quiet);
 		init_llist_head(&ic->i_recv_free);
 		atomic64_set(&ic->i_ack_next, 0);
 		ic->i_proposed_version = RDS_PROTOCOL_4_1;
@@ -163,6 +164,8 @@ static void rds_ib_conn_free(struct rds_connection *conn)
 		 */
 		cancel_delayed_work_sync(&ics[i].i_connect_w);
 		rds_ib_conn_path_shutdown(&conn->c_path[i]);
+		/* The QP is gone: no receive arms it again. */
+		cancel_delayed_work_sync(&ics[i].i_ack_quiet_w);
 		mutex_destroy(&ics[i].i_mutex);
 		conn->c_path[i].cp_transport_data = NULL;
 	}

@@ -54,6 +54,8 @@
 #define RDS_IB_RESOLVE_MS	5000
 /* How long a connect or accept may take before it is dropped: cm.c. */
 #define RDS_IB_CONNECT_MS	15000
+/* How long a message that asked for no ack may wait for one: recv.c. */
+#define RDS_IB_QUIET_ACK_MS	100
 /* Memory region sizes with a pool of MRs of their own (mr.c). */
 #define RDS_IB_MR_CLASSES	2
 /* Scatter entries per RDMA READ or WRITE work request, at most. */
@@ -308,6 +310,7 @@ enum rds_ib_stat {
 	RDS_IB_STAT_ACCEPT_OVER_LIMIT,
 	RDS_IB_STAT_RX_ALLOC_RESERVE,
 	RDS_IB_STAT_CONNECT_TIMEOUT,
+	RDS_IB_STAT_ACK_QUIET,
 	RDS_IB_STAT_NR
 };
 
@@ -404,7 +407,13 @@ struct rds_ib_connection {
 	u64			i_ack_hdr_dma;
 	unsigned long		i_ack_flags;
 	atomic64_t		i_ack_next;	/* highest seq we have */
+	atomic64_t		i_ack_told;	/* highest h_ack we posted */
 	u64			i_ack_recv;	/* highest ack the peer sent */
+	/* The quiet path's ack (recv.c): armed by a receive that asked for
+	 * none, run on rds_wq; cancelled by shutdown once the QP is drained,
+	 * as nothing arms it after that.
+	 */
+	struct delayed_work	i_ack_quiet_w;
 
 	/* The receive CQ's poller (recv.c): scheduled by its completion
 	 * event, one run at a time; the batch is the run's, and empty
@@ -549,6 +558,7 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm);
 bool rds_ib_send_room(struct rds_ib_connection *ic, u32 nr);
 void rds_ib_send_ring_init(struct rds_ib_connection *ic);
 void rds_ib_attempt_ack(struct rds_ib_connection *ic);
+void rds_ib_ack_quiet(struct work_struct *work);
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 

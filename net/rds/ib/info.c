@@ -138,6 +138,7 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_RX_ALLOC_RESERVE]		= "ib_rx_alloc_reserve",
 	/* Ours: attempts not up within RDS_IB_CONNECT_MS, dropped (cm.c). */
 	[RDS_IB_STAT_CONNECT_TIMEOUT]		= "ib_connect_timeout",
+	[RDS_IB_STAT_ACK_QUIET]			= "ib_ack_quiet",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

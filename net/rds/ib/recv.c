@@ -285,8 +285,35 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	if (hdr->h_flags & RDS_FLAG_ACK_REQUIRED) {
 		set_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
 		rds_ib_attempt_ack(ic);
+	} else if (hdr->h_flags != RDS_FLAG_CONG_BITMAP &&
+		   !delayed_work_pending(&ic->i_ack_quiet_w)) {
+		queue_delayed_work(rds_wq, &ic->i_ack_quiet_w,
+				   msecs_to_jiffies(RDS_IB_QUIET_ACK_MS));
 	}
 	rds_inc_put(&ibinc->ii_inc);
+}
+
+/* The quiet path's ack.  A sender asks for an ack only every so many
+ * messages (rds_send_prepare_header()), and over IB nothing else
+ * acknowledges: the last messages of a burst, a heartbeat's ping and its
+ * pong stayed on the sender's retransmit queue, holding its send buffer,
+ * until the path carried something that asked (in-tree's do so too).
+ * So what we received and have not acknowledged on anything we sent
+ * within RDS_IB_QUIET_ACK_MS is acknowledged alone, from the send path
+ * (which RDS_IN_XMIT keeps off a QP being torn down).  On a busy path
+ * our own messages carry the ack, and this finds nothing to do.
+ */
+void rds_ib_ack_quiet(struct work_struct *work)
+{
+	struct rds_ib_connection *ic = container_of(to_delayed_work(work),
+						    struct rds_ib_connection,
+						    i_ack_quiet_w);
+
+	if (atomic64_read(&ic->i_ack_told) == atomic64_read(&ic->i_ack_next))
+		return;
+	rds_ib_stats_inc(RDS_IB_STAT_ACK_QUIET);
+	set_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
+	rds_path_queue_send(ic->i_cp, 0);
 }
 
 static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,

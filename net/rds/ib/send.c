@@ -166,8 +166,11 @@ void rds_ib_credits_posted(struct rds_ib_connection *ic, unsigned int posted)
 /* The ack we send with anything: it answers a pending request too. */
 static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
 {
+	u64 ack = atomic64_read(&ic->i_ack_next);
+
 	clear_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
-	return atomic64_read(&ic->i_ack_next);
+	atomic64_set(&ic->i_ack_told, ack);
+	return ack;
 }
 
 /* ---- RDMA READ and WRITE -----------------------------------------------
@@ -645,7 +648,7 @@ void rds_ib_attempt_ack(struct rds_ib_connection *ic)
 	}
 
 	memset(hdr, 0, sizeof(*hdr));
-	hdr->h_ack = cpu_to_be64(atomic64_read(&ic->i_ack_next));
+	hdr->h_ack = cpu_to_be64(rds_ib_piggyback_ack(ic));
 	hdr->h_credit = adv;
 	hdr->h_csum = rds_header_csum(hdr);
 	ib_dma_sync_single_for_device(ic->i_dev->rd_dev, ic->i_ack_hdr_dma,
