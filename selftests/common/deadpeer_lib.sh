@@ -11,8 +11,10 @@
 #    once X holds its share of the send buffer, and at most one in a
 #    hundred to Y is (see dp_refusals); a blocking send to X waits
 #    (SO_SNDTIMEO), one to Y does not;
-#  - heartbeats (1 s interval, 2 s timeout) declare a path of X down within
-#    interval + timeout + one interval, counted in conn_heartbeat_timeout;
+#  - a path of X is declared down within interval + timeout + one
+#    interval: by heartbeats (1 s interval, 2 s timeout, counted in
+#    conn_heartbeat_timeout) or, over RDS/IB, by the QP's own retries
+#    when they end first (rxe's do on 6.12), counted in conn_reset;
 #  - X back, the path reconnects and every message sent to X and to Y
 #    arrives exactly once and in order;
 #  - with net.rds.sndbuf_dests at 1 (in-tree's one sum per socket) the same
@@ -57,7 +59,12 @@ dp_restore() {
 
 # dp_counter NAME: an RDS counter (they are global, not per netns).
 dp_counter() {
-	in_netns "$DP_NS_A" "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
+	rds_counter "$1" "$DP_NS_A"
+}
+
+# dp_downs: paths declared down so far, by heartbeats or by resets.
+dp_downs() {
+	echo $(($(dp_counter conn_heartbeat_timeout) + $(dp_counter conn_reset)))
 }
 
 # dp_ns NS: the words that run a command in NS, for one put in the
@@ -84,7 +91,7 @@ dp_start_receivers() {
 
 # dp_run_phases HEALTHY SILENT BACK: the sender's three phases, X silent
 # in the second (the blocking check halfway through it); the time from
-# the silence to the first heartbeat timeout goes to $dp_dir/declared
+# the silence to the first path declared down goes to $dp_dir/declared
 # (or "never").
 dp_run_phases() {
 	local before t0 now mid='' pid
@@ -99,7 +106,7 @@ dp_run_phases() {
 		sleep 0.1
 	done
 	sleep "$1"
-	before=$(dp_counter conn_heartbeat_timeout)
+	before=$(dp_downs)
 	dp_silence_x add || return 1
 	kill -USR1 $pid
 	t0=$(date +%s%N)
@@ -110,7 +117,7 @@ dp_run_phases() {
 			mid=1
 		fi
 		if [ "$(cat "$dp_dir/declared")" = never ] &&
-		   [ "$(dp_counter conn_heartbeat_timeout)" -gt "$before" ]; then
+		   [ "$(dp_downs)" -gt "$before" ]; then
 			echo $(((now - t0) / 1000000)) >"$dp_dir/declared"
 		fi
 		sleep 0.2
@@ -145,7 +152,13 @@ dp_drained() {
 		kill "$(cat "$dp_dir/recv-$n.pid")"
 	done
 	wait
-	[ $rc = 0 ] || echo "messages still queued after 90 s"
+	if [ $rc != 0 ]; then
+		echo "messages still queued after 90 s"
+		in_netns "$DP_NS_A" "$BIN/rds-info" -n -v
+		in_netns "$DP_NS_A" "$BIN/rds-info" -s -t | head -n 12
+		in_netns "$DP_NS_A" "$BIN/rds-info" -c | grep -E 'conn_|send_|ib_' | grep -v ' 0$'
+		dmesg | grep -i rds | tail -n 20
+	fi
 	return $rc
 }
 
@@ -225,7 +238,7 @@ deadpeer_tests() {
 		ktap_test "X silent: sends to X refused, to Y hardly any" dp_refusals
 		ktap_test "X silent: a blocking send waits for X only; no POLLOUT" \
 			dp_blocking_waits_for_x_only
-		ktap_test "X's path declared down by heartbeats in time" dp_declared_in_time
+		ktap_test "X's path declared down in time" dp_declared_in_time
 		ktap_test "X back: every message to X and Y once, in order" dp_exactly_once
 	else
 		for _ in 1 2 3 4 5; do

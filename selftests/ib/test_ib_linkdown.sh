@@ -17,22 +17,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-# ib_conns_up N: N RDS/IB connections are up (flags --C), within 30 s:
-# on a fast kernel the short profile's traffic can end before the bounce,
-# and the connections then come back on their own after it.
-ib_conns_up() {
-	local waited
-
-	for waited in $(seq 30); do
-		"$BIN/rds-info" -n -v | grep -cE ' [-s]-C infiniband' | grep -qx "$1" &&
-			return 0
-		sleep 1
-	done
-	"$BIN/rds-info" -n -v
-	echo "not $1 up after $waited s"
-	return 1
-}
-
 ktap_plan 7
 ib_start "rxe pair and rds_rdma set up"
 
@@ -62,10 +46,6 @@ reload() {
 }
 ktap_test "rds_rdma loaded again: rds-ping over IB, both ways" reload ||
 	ib_diag
-
-ib_counter() {
-	"$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
-}
 
 # Reloaded, so no connection is up: the first attempts meet the blackout.
 blackout() {

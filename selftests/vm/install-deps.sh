@@ -17,13 +17,14 @@
 
 # ibverbs-providers: without rxe's provider librdmacm sees no device, and
 # the rdma_cm peer of the IB tests (selftests/ib/rdmacm_peer.py) cannot
-# start; libibverbs1 only recommends it.
+# start; libibverbs1 only recommends it. iptables: its legacy tables drop
+# one peer's packets in ib/test_ib_deadpeer.sh, on every kernel.
 packages=(
 	make gcc libc6-dev linux-libc-dev sparse rsync xz-utils cpio kmod
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static
 	iproute2 iputils-ping procps python3 rdma-core ibverbs-utils
-	ibverbs-providers librdmacm1
+	ibverbs-providers librdmacm1 iptables
 	trinity
 )
 # The package test (check.sh) builds the .debs and installs them; ccache
