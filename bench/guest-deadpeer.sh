@@ -281,22 +281,12 @@ dp_ib_silence() {
 }
 
 dp_ib_setup() {
-	local mac1
-
 	if ! command -v iptables-legacy >/dev/null ||
 	   ! iptables-legacy -w -L "${DEADPEER_IB_CHAIN:-INPUT}" -n >/dev/null; then
 		echo "bench: no iptables-legacy (Debian: iptables): no IB dead-peer rows" >&2
 		return 4
 	fi
-	read -r mac1 </sys/class/net/rv1/address || return 1
-	ip -batch - <<-EOF || return 1
-	addr add $DP_IB_Y/32 dev rv1
-	rule add pref 103 from $IA to $DP_IB_Y oif rv0 lookup 101
-	rule add pref 104 from $DP_IB_Y to $IA oif rv1 lookup 102
-	route replace $DP_IB_Y/32 dev rv0 src $IA table 101
-	neigh replace $DP_IB_Y lladdr $mac1 dev rv0 nud permanent
-	EOF
-	ib_warm "$IA" "$DP_IB_Y"
+	ib_peers_add "$DP_IB_Y/32" "$DP_IB_Y" && ib_warm "$IA" "$DP_IB_Y"
 }
 
 # dp_ib_phase: the IB rows, on the rxe pair ib_phase set up, its stack
@@ -321,7 +311,6 @@ dp_ib_phase() {
 		fails=1
 	fi
 	# ib_cleanup takes rv0, and its routes and neighbours, away; not these.
-	ip rule del pref 103 2>/dev/null
-	ip rule del pref 104 2>/dev/null
+	ib_peers_del
 	[ $fails = 0 ]
 }

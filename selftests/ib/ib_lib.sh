@@ -224,6 +224,34 @@ ib_both_warm() {
 	ib_warm $IA $IB && ib_warm $IB $IA
 }
 
+# ib_peers_add PREFIX ADDR...: the ADDRs on rv1 as more peers of IA,
+# reached out of rv0 as IB is (ib_link_setup): a /32 each, a route in
+# rv0's table and a static neighbour, and the two policy rules for PREFIX,
+# which holds them all. ib_peers_del takes the rules away; ib_cleanup
+# takes the rest with rv0.
+ib_peers_add() {
+	local prefix=$1 mac1 d cmds=
+
+	shift
+	read -r mac1 </sys/class/net/rv1/address || return 1
+	for d in "$@"; do
+		cmds+="addr add $d/32 dev rv1
+route replace $d/32 dev rv0 src $IA table 101
+neigh replace $d lladdr $mac1 dev rv0 nud permanent
+"
+	done
+	ip -batch - <<-EOF
+	${cmds}rule add pref 103 from $IA to $prefix oif rv0 lookup 101
+	rule add pref 104 from $prefix to $IA oif rv1 lookup 102
+	EOF
+}
+
+ib_peers_del() {
+	ip rule del pref 103 2>/dev/null
+	ip rule del pref 104 2>/dev/null
+	true
+}
+
 # ib_conns_up N: N RDS/IB connections are up (flags --C), within 30 s:
 # on a fast kernel the short profile's traffic can end before the bounce,
 # and the connections then come back on their own after it.

@@ -22,20 +22,9 @@ DP_A=$IA
 DP_X=$IB
 DP_Y=10.77.0.3
 
-# Y the way ib_link_setup made IB: a /32 on rv1, reached from IA out of
-# rv0 (policy rules looked up before the local table), a static neighbour.
+# Y the way ib_link_setup made IB: a /32 on rv1, reached from IA out of rv0.
 add_y() {
-	local mac1
-
-	read -r mac1 </sys/class/net/rv1/address || return 1
-	ip -batch - <<-EOF || return 1
-	addr add $DP_Y/32 dev rv1
-	rule add pref 103 from $IA to $DP_Y oif rv0 lookup 101
-	rule add pref 104 from $DP_Y to $IA oif rv1 lookup 102
-	route replace $DP_Y/32 dev rv0 src $IA table 101
-	neigh replace $DP_Y lladdr $mac1 dev rv0 nud permanent
-	EOF
-	dp_heartbeats_on
+	ib_peers_add $DP_Y/32 $DP_Y && dp_heartbeats_on
 }
 
 # iptables-legacy: the nf_tables of Debian's default iptables are not in
@@ -58,8 +47,7 @@ dp_silence_x() {
 
 cleanup() {
 	iptables-legacy -w -F INPUT 2>/dev/null
-	ip rule del pref 103 2>/dev/null
-	ip rule del pref 104 2>/dev/null
+	ib_peers_del
 	ib_cleanup
 }
 

@@ -20,22 +20,14 @@ PO_A=$IA
 PO_DESTS="$IB 10.77.0.16 10.77.0.17 10.77.0.18 10.77.0.19 10.77.0.20 10.77.0.21 10.77.0.22"
 PO_DEAD=10.77.0.30
 
+# The seven more peers on rv1 (ib_peers_add); the dead destination only
+# routed, so that its packets leave rv0 and meet no one.
 more_peers() {
-	local mac1 d cmds=''
+	local d
 
-	read -r mac1 </sys/class/net/rv1/address || return 1
-	for d in $PO_DESTS; do
-		[ "$d" = $IB ] && continue
-		cmds+="addr add $d/32 dev rv1
-route replace $d/32 dev rv0 src $IA table 101
-neigh replace $d lladdr $mac1 dev rv0 nud permanent
-"
-	done
-	ip -batch - <<-EOF || return 1
-	${cmds}rule add pref 103 from $IA to 10.77.0.16/28 oif rv0 lookup 101
-	rule add pref 104 from 10.77.0.16/28 to $IA oif rv1 lookup 102
-	route replace $PO_DEAD/32 dev rv0 src $IA table 101
-	EOF
+	# shellcheck disable=SC2046 # the addresses are words
+	ib_peers_add 10.77.0.16/28 $(for d in $PO_DESTS; do [ "$d" = $IB ] || echo "$d"; done) &&
+	ip route replace $PO_DEAD/32 dev rv0 src $IA table 101 || return 1
 	for d in rv0 rv1; do
 		tc qdisc add dev $d root netem delay 50ms || return 1
 	done
@@ -52,8 +44,7 @@ warm_all() {
 cleanup() {
 	tc qdisc del dev rv0 root 2>/dev/null
 	tc qdisc del dev rv1 root 2>/dev/null
-	ip rule del pref 103 2>/dev/null
-	ip rule del pref 104 2>/dev/null
+	ib_peers_del
 	ib_cleanup
 }
 
