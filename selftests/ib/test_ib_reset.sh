@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # rds-cost: 240
 #
-# Both ends of an RDS/IB connection reset at once, ten times (four in the
+# Both ends of an RDS/IB connection reset at once, six times (four in the
 # short profile), while messages flow both ways (issue #36, part 3): the
 # rxe pair's link drops every packet until neither end's connection is up
 # (its QP out of retries or its heartbeat unanswered, each end on its
@@ -16,7 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-if [ "$RDS_PROFILE" = short ]; then rounds=4; else rounds=10; fi
+if [ "$RDS_PROFILE" = short ]; then rounds=4; else rounds=6; fi
 old_hb=
 
 # Heartbeats a second apart, two without an answer declare the path dead:
