@@ -239,6 +239,28 @@ rds_counter() {
 	in_netns "${2:--}" "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
 }
 
+# rds_queues_empty [NS...]: no message on a send or retransmit queue in
+# any NS ("-", the default: the current one), within 10 s.
+rds_queues_empty() {
+	local left ns
+
+	[ $# -gt 0 ] || set -- -
+	for _ in $(seq 50); do
+		left=0
+		for ns in "$@"; do
+			left=$((left + $(in_netns "$ns" "$BIN/rds-info" -s -t |
+				grep -c -E '^ *[0-9a-f.:]+ +[0-9]+ ')))
+		done
+		[ $left = 0 ] && return 0
+		sleep 0.2
+	done
+	echo "$left messages still queued 10 s after the traffic ended"
+	for ns in "$@"; do
+		in_netns "$ns" "$BIN/rds-info" -n -s -t | sed 's/^/# /'
+	done
+	return 1
+}
+
 # rds_recv NS ADDR PORT [COUNT [TIMEOUT]]: bind in NS, print "bound", then COUNT
 # (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10).
 rds_recv() {

@@ -252,33 +252,23 @@ ib_peers_del() {
 	true
 }
 
-# ib_conns_up N: N RDS/IB connections are up (flags --C), within 30 s:
-# on a fast kernel the short profile's traffic can end before the bounce,
-# and the connections then come back on their own after it.
+# ib_conns_count: how many RDS/IB connections are up (flags --C).
+ib_conns_count() {
+	"$BIN/rds-info" -n -v | grep -cE ' [-s]-C infiniband'
+}
+
+# ib_conns_up N: N RDS/IB connections are up, within 30 s: on a fast
+# kernel the short profile's traffic can end before the bounce, and the
+# connections then come back on their own after it.
 ib_conns_up() {
 	local waited
 
 	for waited in $(seq 30); do
-		"$BIN/rds-info" -n -v | grep -cE ' [-s]-C infiniband' | grep -qx "$1" &&
-			return 0
+		[ "$(ib_conns_count)" = "$1" ] && return 0
 		sleep 1
 	done
 	"$BIN/rds-info" -n -v
 	echo "not $1 up after $waited s"
-	return 1
-}
-
-# ib_queues_empty: no message on a send or retransmit queue, within 10 s.
-ib_queues_empty() {
-	local left
-
-	for _ in $(seq 50); do
-		left=$("$BIN/rds-info" -s -t | grep -c -E '^ *[0-9a-f.:]+ +[0-9]+ ')
-		[ "$left" = 0 ] && return 0
-		sleep 0.2
-	done
-	echo "$left messages still queued 10 s after the traffic ended"
-	"$BIN/rds-info" -n -s -t | sed 's/^/# /'
 	return 1
 }
 

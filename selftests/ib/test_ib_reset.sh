@@ -40,10 +40,6 @@ cleanup() {
 	ib_cleanup
 }
 
-conns_up() {
-	"$BIN/rds-info" -n -v | grep -cE ' [-s]-C infiniband'
-}
-
 # silence_until_both_down: every packet of the pair dropped (netem, which
 # every kernel here has) until no connection is up, at most 30 s; then let
 # through.
@@ -53,7 +49,7 @@ silence_until_both_down() {
 	tc qdisc add dev rv0 root netem loss 100% &&
 	tc qdisc add dev rv1 root netem loss 100% || return 1
 	for _ in $(seq 150); do
-		if [ "$(conns_up)" = 0 ]; then
+		if [ "$(ib_conns_count)" = 0 ]; then
 			rc=0
 			break
 		fi
@@ -92,7 +88,7 @@ reset_often() {
 	wait $pid || { echo "traffic run $runs failed after $did resets of both ends"; return 1; }
 	after=$(ib_counter conn_reset)
 	echo "both ends reset $did times under $runs traffic runs; conn_reset $before -> $after"
-	[ $did = $rounds ] && ib_queues_empty
+	[ $did = $rounds ] && rds_queues_empty
 }
 
 ktap_plan 3

@@ -56,18 +56,27 @@ our_sysctls() {
 # not when the old interval's timer ends (a day's here): a loopback path
 # (rds-ping to ourselves brings it up) then asks within seconds.
 hb_shortened() {
-	local before i ok=1
+	local ok=0
 
 	sysctl_set conn_heartbeat_interval_secs 86400 || return 1
+	hb_asks_soon || ok=1
+	sysctl_set conn_heartbeat_interval_secs 0 && return $ok
+}
+
+# hb_asks_soon: the loopback path up (rds-ping to ourselves), the interval
+# set to 1 s, and a heartbeat sent within 10 s.
+hb_asks_soon() {
+	local before
+
 	"$BIN/rds-ping" -c 1 127.0.0.1 >/dev/null || return 1
 	before=$(hb_sent)
 	sysctl_set conn_heartbeat_interval_secs 1 || return 1
-	for i in $(seq 50); do
-		[ "$(hb_sent)" -gt "$before" ] && { ok=0; break; }
+	for _ in $(seq 50); do
+		[ "$(hb_sent)" -gt "$before" ] && break
 		sleep 0.2
 	done
 	echo "conn_heartbeat_sent: $before, then $(hb_sent)"
-	sysctl_set conn_heartbeat_interval_secs 0 && return $ok
+	[ "$(hb_sent)" -gt "$before" ]
 }
 
 # A socket bound to the heartbeat's port (2) gets the pongs of its own
@@ -75,18 +84,10 @@ hb_shortened() {
 # timeout of 30 s keeps the one sent here outstanding for the rest of the
 # point. Before, every pong to port 2 went to the heartbeat then.
 hb_port_pongs() {
-	local before ok=1
+	local ok=0
 
-	sysctl_set conn_heartbeat_timeout_secs 30 &&
-	"$BIN/rds-ping" -c 1 127.0.0.1 >/dev/null || return 1
-	before=$(hb_sent)
-	sysctl_set conn_heartbeat_interval_secs 1 || return 1
-	for _ in $(seq 50); do
-		[ "$(hb_sent)" -gt "$before" ] && { ok=0; break; }
-		sleep 0.2
-	done
-	[ $ok = 0 ] || echo "no heartbeat sent"
-	[ $ok = 0 ] && python3 - <<-'PY' || ok=1
+	sysctl_set conn_heartbeat_timeout_secs 30 || return 1
+	hb_asks_soon && python3 - <<-'PY' || ok=1
 	import socket, sys
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 	s.bind(("127.0.0.1", 2))

@@ -61,26 +61,7 @@ kill_often() {
 	done
 	wait $pid || return 1
 	echo "killed $did times"
-	[ $did -gt 0 ] && queues_empty
-}
-
-# queues_empty: no message on a send or retransmit queue of either end,
-# within 10 s.
-queues_empty() {
-	local i ns left
-
-	for i in $(seq 50); do
-		left=0
-		for ns in $A $B; do
-			left=$((left + $(ip netns exec $ns "$BIN/rds-info" -s -t |
-				grep -c -E '^ *[0-9a-f.:]+ +[0-9]+ ')))
-		done
-		[ $left = 0 ] && return 0
-		sleep 0.2
-	done
-	echo "$left messages still queued 10 s after the traffic ended"
-	ip netns exec $A "$BIN/rds-info" -n -s -t | sed 's/^/# /'
-	return 1
+	[ $did -gt 0 ] && rds_queues_empty $A $B
 }
 
 link_flap() {
