@@ -66,7 +66,10 @@ pong_direct() {
 	tail -n 2 <<<"$out"
 	direct=$(($(ib_counter send_pong_direct) - d0))
 	echo "send_pong: +$(($(ib_counter send_pong) - p0)), send_pong_direct: +$direct"
-	[ "$direct" -ge 20 ]
+	# With two CPUs the send work may hold the path's transmit (an ack,
+	# a heartbeat) when a ping arrives: that pong waits its turn behind
+	# it, as it should. One in ten may; CI saw one of 20 once.
+	[ "$direct" -ge 18 ]
 }
 
 # counts: what the flood point writes to $cnt, a line before and after:
