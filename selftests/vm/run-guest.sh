@@ -23,6 +23,7 @@
 # report or a guest that does not finish within the timeout (default 900 s, of
 # which the command gets three quarters) fail the run even when the command
 # succeeded. Environment variables named RDS_* are passed on to the command.
+# RDSVM_SLOTS=N: at most N guests at once, the others wait (slots.sh).
 #
 # --overlay makes the whole root writable, a tmpfs over the host's (/var
 # included, no tmpfs of its own), for tests that install packages with dpkg.
@@ -221,7 +222,7 @@ boot() {
 			-device virtio-9p-pci,fsdev=root,mount_tag=root \
 			-fsdev local,id=out,path="$out",security_model=none \
 			-device virtio-9p-pci,fsdev=out,mount_tag=out \
-			$qemu_args </dev/null >"$out/console.log" 2>&1 9>&- &
+			$qemu_args </dev/null >"$out/console.log" 2>&1 8>&- 9>&- &
 	qemu=$!
 	trap 'kill $qemu 2>/dev/null' EXIT
 	trap 'exit 130' INT TERM
@@ -244,6 +245,9 @@ boot() {
 # told within seconds). (Seen: a KASAN report from an interrupt during
 # early boot of the debug kernel under TCG, about one boot in thirty.)
 boot_tries=6
+# A guest slot first (slots.sh), when the caller limits how many run.
+. "$vm_dir/slots.sh"
+vm_slot_take
 for attempt in $(seq $boot_tries); do
 	rm -f "$out"/{boot_splat,boot_hang,boot_cpus,exit_code,dmesg,kmemleak,output.log}
 	boot

@@ -72,6 +72,10 @@ pair() {
 	[ "$rc_a" = 0 ] && [ "$rc_b" = 0 ]
 }
 
+# The two guests share one guest slot (slots.sh): they must run together,
+# and a pair test is mostly each waiting for the other.
+. "$vm_dir/slots.sh"
+vm_slot_take
 run=$root/build/vm/$(date +%Y%m%d-%H%M%S)-$$
 pair && exit 0
 # A guest that hung while booting was booted again by run-guest.sh in a new
