@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: every path at once on two CPUs
 # rds-ci-debug: run: every path at once on two CPUs, the races lockdep and KASAN see only on SMP
 # rds-cost: 300
 #

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: RDS/IB outside init_net on 6.12's rdma core
 # rds-cost: 115
 #
 # RDS/IB in a network namespace other than init_net. Every rdma_cm id holds

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: memory registration and RDMA operations on 6.12's verbs
 # rds-cost: 190
 #
 # RDMA READ and WRITE through RDS/IB sockets (rds_rdma.py does the socket

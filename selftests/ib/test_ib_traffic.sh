@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: 6.12's rdma core and rxe under RDS/IB traffic
 # rds-cost: 240
 #
 # RDS over Soft-RoCE (rds_rdma on two rxe devices joined by a veth pair, in

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: the sysctl tables (const on 6.11 and later) and module unload
 #
 # Load and unload rds.ko many times (25; 10 with RDS_PROFILE=short), each time
 # with sockets opened, bound, used over loopback and closed in between, one

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: every socket call and option against 6.12's socket layer
 # rds-ci-debug: run: every socket call and option, with KASAN
 #
 # The RDS socket API: errnos of bad input, bind/connect/getname, options,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: the TCP send path, MSG_SPLICE_PAGES there (compat.h)
 #
 # RDS/TCP between two netns joined by veth: messages of random sizes
 # (1 B .. 64 KiB) between two sockets on each side, both directions,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: MSG_ZEROCOPY's completions through 6.12's skb and socket code
 # rds-cost: 40
 #
 # MSG_ZEROCOPY over RDS/TCP (rds_zcopy): messages of assorted sizes and page
