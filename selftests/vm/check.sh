@@ -32,9 +32,11 @@
 #
 # Debug kernels (KASAN) get RDS_PROFILE=short and longer timeouts;
 # RDS_GUEST_TIMEOUT overrides the timeout of each guest, in seconds.
-# RDS_CHECK_JOBS=2 splits our suite between two guests: a stock kernel's
-# guest waits for timers and peers much of the time, even with its two
-# CPUs (run-guest.sh).
+# RDS_CHECK_JOBS (default 2) splits our suite between that many guests:
+# one guest of two CPUs leaves the host's cores idle while its tests wait
+# for timers and peers. On two cores two guests took the stock suite in
+# 1,165 s (338cc5e). RDSVM_SLOTS=N (run-guest.sh) caps how many guests
+# run at once, over every make check of this user's.
 # RDS_CHECK_PARTS="ours intree pairs pkg bench" (the default) says which
 # of those to run.
 
@@ -136,7 +138,7 @@ cost() {
 # that the guests end together. Their outputs follow each other once all
 # are done.
 ours() {
-	local jobs=${RDS_CHECK_JOBS:-1} start=$SECONDS load=() mine=() t c j min
+	local jobs=${RDS_CHECK_JOBS:-2} start=$SECONDS load=() mine=() t c j min
 
 	if [ "$jobs" -le 1 ]; then
 		run ours "${timeouts[0]}"
