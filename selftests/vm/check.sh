@@ -232,30 +232,78 @@ pkg() {
 }
 
 # part NAME: whether RDS_CHECK_PARTS (default: all of them) names NAME.
-# .ci/run deals the parts out among its lanes so that they end together.
 part() {
 	[[ " ${RDS_CHECK_PARTS:-ours intree pairs pkg bench} " == *" $1 "* ]]
 }
 
-begin=$SECONDS
-mkdir -p "$root/build/vm"
-part ours && ours
-[ "${RDS_PROFILE:-}" != short ] && part intree && run intree "${timeouts[1]}" --intree
-if part pairs; then
+# pairs: every pair test, one after the other.
+pairs() {
+	local t
+
 	for t in "$root"/selftests/*/pair_*.sh; do
 		case $t in
 		*/selftests/intree/*) [ "${RDS_PROFILE:-}" != short ] || continue ;;
 		esac
 		[ -e "$t" ] && pair "${t#"$root"/}"
 	done
-fi
-# Packaging is not kernel-specific: the short profile (the debug kernel,
-# and 6.12 in CI) leaves it to the full one, as it leaves the bench
-# harness, which only has to be shown not to have rotted.
+}
+
+# With guest slots (RDSVM_SLOTS, run-guest.sh) the parts run side by side,
+# their guests queued for the slots: ours first (RDS_CHECK_PRIO, default
+# 500, the slot queue's order), the others after every guest of ours
+# (+100), the longest of them first. Their outputs follow each other in
+# the order below once all are done. Without slots, one after the other.
+parts_dir=$root/build/vm/check-$kver-parts
+# in_part NAME PRIO_OFFSET FUNCTION [ARGS...]: one part, maybe in the
+# background, counted in parts_dir/NAME.count.
+in_part() {
+	local name=$1 prio=$((${RDS_CHECK_PRIO:-500} + $2))
+
+	shift 2
+	if [ "${RDSVM_SLOTS:-0}" -gt 0 ] 2>/dev/null; then
+		(
+			passed=0 failed=0 skipped=0
+			RDSVM_SLOT_PRIO=$prio "$@"
+			echo "$passed $failed $skipped" >"$parts_dir/$name.count"
+		) >"$parts_dir/$name.out" 2>&1 &
+	else
+		"$@"
+	fi
+}
+
+# Two guests at once by default: each has two CPUs, and two cores are
+# what this project's machines have. RDSVM_SLOTS=0 runs the parts one
+# after the other, with no limit on the guests of ours.
+export RDSVM_SLOTS=${RDSVM_SLOTS:-2}
+begin=$SECONDS
+mkdir -p "$root/build/vm"
+rm -rf "$parts_dir"
+mkdir -p "$parts_dir"
+export RDSVM_SLOT_PRIO
+order=()
+part ours && order+=(ours) && in_part ours 0 ours
 if [ "${RDS_PROFILE:-}" != short ]; then
-	[ "${RDS_PKG_TEST:-1}" = 1 ] && part pkg && pkg
-	part bench && bench_smoke
+	# Packaging is not kernel-specific: the short profile (the debug
+	# kernel, and 6.12 in CI) leaves it to the full one, as it leaves the
+	# bench harness, which only has to be shown not to have rotted.
+	[ "${RDS_PKG_TEST:-1}" = 1 ] && part pkg && order+=(pkg) && in_part pkg 110 pkg
+	part intree && order+=(intree) && in_part intree 140 run intree "${timeouts[1]}" --intree
+	part bench && order+=(bench) && in_part bench 130 bench_smoke
 fi
+part pairs && order+=(pairs) && in_part pairs 120 pairs
+wait
+for name in "${order[@]}"; do
+	[ -e "$parts_dir/$name.out" ] || continue
+	cat "$parts_dir/$name.out"
+	if read -r p f k <"$parts_dir/$name.count" 2>/dev/null; then
+		passed=$((passed + p))
+		failed=$((failed + f))
+		skipped=$((skipped + k))
+	else
+		echo "not ok - $name: the part ended without its count"
+		failed=$((failed + 1))
+	fi
+done
 
 echo "# $kver: $((SECONDS - begin)) s, $skipped skipped"
 echo "$passed passed, $failed failed"
