@@ -86,7 +86,13 @@ def blocking(s, msg, x):
     except BlockingIOError:
         res['x'] = 'EAGAIN'
     res['x_waited'] = round(time.monotonic() - t, 2)
-    res['pollout'] = bool(select.select([], [s], [], 0.2)[1])
+    # poll() for POLLOUT alone: select() counts POLLWRBAND as writable,
+    # which a congestion map update gives a socket once refused for
+    # congestion (as in-tree's rds_poll does), Y's port included.
+    p = select.poll()
+    p.register(s, select.POLLOUT)
+    ev = p.poll(200)
+    res['pollout'] = bool(ev and ev[0][1] & select.POLLOUT)
     s.setblocking(False)
     return res
 
