@@ -279,7 +279,6 @@ begin=$SECONDS
 mkdir -p "$root/build/vm"
 rm -rf "$parts_dir"
 mkdir -p "$parts_dir"
-export RDSVM_SLOT_PRIO
 order=()
 part ours && order+=(ours) && in_part ours 0 ours
 if [ "${RDS_PROFILE:-}" != short ]; then
