@@ -27,8 +27,13 @@
 #include "sysctl.h"
 #include "transports.h"
 
-/* Writers blocked on sndbuf, readers and pollers all sleep on sk_wq. */
-void rds_wake_sk_sleep(struct rds_sock *rs)
+/* Writers blocked on sndbuf, readers and pollers all sleep on sk_wq.  The
+ * wakeup carries @events (0: any) so that a poller that waits for other
+ * events stays asleep: a reader polling for POLLIN alone is not pulled
+ * out of poll() by every ack that makes send room, only to sleep again.
+ * Blocked senders and readers wake whatever the events.
+ */
+void rds_wake_sk_sleep(struct rds_sock *rs, __poll_t events)
 {
 	struct sock *sk = rds_rs_to_sk(rs);
 	struct socket_wq *wq;
@@ -36,7 +41,8 @@ void rds_wake_sk_sleep(struct rds_sock *rs)
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
 	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_all(&wq->wait);
+		__wake_up(&wq->wait, TASK_INTERRUPTIBLE, 0,
+			  events ? poll_to_key(events) : NULL);
 	rcu_read_unlock();
 }
 
@@ -244,14 +250,14 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 		rs->rs_seen_congestion = false;
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
 	}
+	if (rds_sndbuf_writable(rs, poll_requested_events(wait) & RDS_POLL_ROOM))
+		mask |= RDS_POLL_ROOM;
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 
 	if (!list_empty(&rs->rs_recv_queue) ||
 	    !list_empty_careful(&rs->rs_zcopy_queue) ||
 	    !list_empty_careful(&rs->rs_notify_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (rds_sndbuf_writable(rs))
-		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (READ_ONCE(sk->sk_err) || !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
 	return mask;

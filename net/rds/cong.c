@@ -172,7 +172,7 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 	 */
 	list_for_each_entry_safe(rs, tmp, &rds_cong_refused, rs_cong_refused_item) {
 		list_del_init(&rs->rs_cong_refused_item);
-		rds_wake_sk_sleep(rs);
+		rds_wake_sk_sleep(rs, 0);
 	}
 	if (!portmask)
 		goto out;
@@ -185,7 +185,7 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 		notify = rs->rs_cong_notify != 0;
 		spin_unlock(&rs->rs_lock);
 		if (notify)
-			rds_wake_sk_sleep(rs);
+			rds_wake_sk_sleep(rs, 0);
 	}
 out:
 	spin_unlock_irqrestore(&rds_cong_monitor_lock, flags);

@@ -481,7 +481,7 @@ bool rds_recv_queue_event(struct rds_sock *rs, struct list_head *item,
 	}
 	spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 	if (queued)
-		rds_wake_sk_sleep(rs);
+		rds_wake_sk_sleep(rs, EPOLLIN | EPOLLRDNORM);
 	return queued;
 }
 

@@ -97,7 +97,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 	if (on_sock)
 		rds_message_put(rm);
 	if (wake)
-		rds_wake_sk_sleep(rs);
+		rds_wake_sk_sleep(rs, RDS_POLL_ROOM);
 	sock_put(rds_rs_to_sk(rs));
 }
 
@@ -285,7 +285,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		list_del_init(&rm->m_sock_item);
 		rds_message_put(rm);
 	}
-	rds_wake_sk_sleep(rs);
+	rds_wake_sk_sleep(rs, RDS_POLL_ROOM);
 	while (socks--)
 		sock_put(rds_rs_to_sk(rs));
 }
@@ -945,7 +945,7 @@ unlock_cp:
 	spin_unlock(&cp->cp_lock);
 	spin_unlock_irqrestore(&rs->rs_lock, flags);
 	if (wake)
-		rds_wake_sk_sleep(rs);
+		rds_wake_sk_sleep(rs, RDS_POLL_ROOM);
 	return ret;
 }
 

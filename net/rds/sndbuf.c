@@ -43,14 +43,16 @@
  * rs_want_room says somebody saw it off, wakes the socket's queue, on
  * which poll(), epoll and select sleep with blocked senders.  rs_want_room
  * is set, under the same rs_lock, by every evaluation of POLLOUT that
- * finds it off and by every refused send: it carries the news across
- * what the state alone cannot show, a sysctl or SO_SNDBUF change between
- * the poll and the ack.  poll() registers on the queue before it takes
- * rs_lock (sock_poll_wait), and the waker looks for sleepers after it
- * released rs_lock (skwq_has_sleeper), so of a poll() and an uncharge
- * racing on two CPUs, either poll() sees the room or the uncharge sees
- * the flag and the sleeper (the same order as sk_stream_wait_memory()
- * with SOCK_NOSPACE and sk_stream_write_space()).
+ * finds it off for a poller that waits for POLLOUT, and by every refused
+ * send: it carries the news across what the state alone cannot show, a
+ * sysctl or SO_SNDBUF change between the poll and the ack.  The wakeup is
+ * keyed POLLOUT: pollers that wait for POLLIN alone sleep on.  poll()
+ * registers on the queue before it takes rs_lock (sock_poll_wait), and the
+ * waker looks for sleepers after it released rs_lock (skwq_has_sleeper),
+ * so of a poll() and an uncharge racing on two CPUs, either poll() sees
+ * the room or the uncharge sees the flag and the sleeper (the same order
+ * as sk_stream_wait_memory() with SOCK_NOSPACE and
+ * sk_stream_write_space()).
  */
 #include <linux/hash.h>
 #include <linux/hashtable.h>
@@ -210,17 +212,18 @@ bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm)
 	return d && d->d_bytes >= rds_sk_sndbuf(rs) / 2;
 }
 
-bool rds_sndbuf_writable(struct rds_sock *rs)
+/* poll()'s POLLOUT (poll() takes rs_lock once for all it reads).  Only a
+ * poller that waits for POLLOUT asks for the wakeup: one that waits for
+ * POLLIN alone would be woken for nothing.
+ */
+bool rds_sndbuf_writable(struct rds_sock *rs, bool waits)
 {
-	unsigned long flags;
-	bool room;
-
-	spin_lock_irqsave(&rs->rs_lock, flags);
-	room = rds_sndbuf_room(rs);
-	if (!room)
+	lockdep_assert_held(&rs->rs_lock);
+	if (rds_sndbuf_room(rs))
+		return true;
+	if (waits)
 		rs->rs_want_room = true;
-	spin_unlock_irqrestore(&rs->rs_lock, flags);
-	return room;
+	return false;
 }
 
 void rds_sndbuf_prealloc(struct rds_sock *rs)

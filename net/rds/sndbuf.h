@@ -52,10 +52,11 @@ bool rds_sndbuf_uncharge(struct rds_sock *rs, struct rds_message *rm);
  * soon: that destination holds half its share or more.  rs_lock held.
  */
 bool rds_sndbuf_half_full(struct rds_sock *rs, struct rds_message *rm);
-/* POLLOUT, see sndbuf.c.  Takes rs_lock; call it after registering on
- * the socket's queue, as a "no" is answered by a wakeup there later.
+/* POLLOUT, see sndbuf.c.  rs_lock held; call it after registering on the
+ * socket's queue, as a "no" to a poller that @waits for POLLOUT is
+ * answered by a wakeup there later.
  */
-bool rds_sndbuf_writable(struct rds_sock *rs);
+bool rds_sndbuf_writable(struct rds_sock *rs, bool waits);
 /* Without rs_lock, may sleep: makes sure a new destination finds an entry. */
 void rds_sndbuf_prealloc(struct rds_sock *rs);
 /* At the socket's destruction: nothing is queued any more. */

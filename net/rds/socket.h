@@ -147,8 +147,12 @@ struct rds_sock *rds_find_bound(struct net *net, const struct in6_addr *addr,
 int rds_bind_net_init(struct net *net);
 void rds_bind_net_exit(struct net *net);
 
-/* af_rds.c: wake writers and pollers of @rs. */
-void rds_wake_sk_sleep(struct rds_sock *rs);
+/* af_rds.c: wake writers, readers and the pollers of @rs that wait for one
+ * of @events (0: every poller).
+ */
+void rds_wake_sk_sleep(struct rds_sock *rs, __poll_t events);
+/* The events of a wakeup for send room (POLLOUT, see sndbuf.c). */
+#define RDS_POLL_ROOM	(EPOLLOUT | EPOLLWRNORM)
 
 /* sockopt.c */
 int rds_setsockopt(struct socket *sock, int level, int optname,

@@ -20,6 +20,12 @@
 #    0.8 of the same loop's with both peers live (the issue's 0.9 is for
 #    make bench: the rate is the link's, 16 messages a round trip, but
 #    a guest among others on two cores falls behind it now and then).
+#  - A reader polling for POLLIN alone, its send buffer full: the
+#    acknowledgments that make room do not wake it (the wakeup for room
+#    is keyed POLLOUT). Of 12 rounds, those whose poll saw nothing (8 at
+#    least: a refusal for a congested port is news the poll reports) may
+#    sleep 1.5 times a round, the one sleep each takes and a few more (a
+#    page fault); an unkeyed wakeup makes two a round at least.
 #
 # The test sets PO_NS_A (netns of the sender, "-" for the guest's own),
 # PO_NS_B (the peers'), PO_A, PO_DESTS (eight addresses), PO_DEAD (one
@@ -65,7 +71,7 @@ po_senders() {
 	dests=$(echo $PO_DESTS | cut -d' ' -f1-"$2")
 	for mode in poll select epoll epoll-et; do
 		# shellcheck disable=SC2046,SC2086
-		$(po_ns "$PO_NS_A") python3 "$PO_TOOL" send "$PO_A" 0 $PO_SNDBUF $PO_SIZE "$3" \
+		$(po_ns "$PO_NS_A") python3 "$PO_TOOL" send "$PO_A" $PO_PORT $PO_SNDBUF $PO_SIZE "$3" \
 			$mode $dests >"$po_dir/send-$mode" 2>&1 &
 		pids+=($!)
 	done
@@ -99,7 +105,7 @@ po_no_lost_wakeup() {
 # po_rounds ORDER LIVE DEAD: the event loop's JSON line.
 po_rounds() {
 	# shellcheck disable=SC2046
-	$(po_ns "$PO_NS_A") python3 "$PO_TOOL" rounds "$PO_A" 0 $PO_SNDBUF $PO_SIZE 4 "$1" "$2" "$3"
+	$(po_ns "$PO_NS_A") python3 "$PO_TOOL" rounds "$PO_A" $PO_PORT $PO_SNDBUF $PO_SIZE 4 "$1" "$2" "$3"
 }
 
 po_dead_peer_hides_nothing() {
@@ -128,12 +134,32 @@ po_dead_peer_hides_nothing() {
 	return $rc
 }
 
-# pollout_tests: 9 points.
+# po_quiet_reader: the sleeps of 12 rounds, at most 1.5 a quiet round.
+po_quiet_reader() {
+	local out
+
+	# shellcheck disable=SC2046,SC2086
+	set -- $PO_DESTS
+	# shellcheck disable=SC2046
+	out=$($(po_ns "$PO_NS_A") python3 "$PO_TOOL" quiet "$PO_A" $PO_PORT $PO_SNDBUF $PO_SIZE 12 "$1") ||
+		{ echo "$out"; return 1; }
+	python3 - "$out" <<-'EOF'
+	import json, sys
+	r = json.loads(sys.argv[1])
+	print('%d quiet rounds, %d sent, %d sleeps in the polls for POLLIN; '
+	      'other rounds\' events: %s' %
+	      (r['rounds'], r['sent'], r['sleeps'], r['events']))
+	sys.exit(not (r['sent'] and r['rounds'] >= 8 and
+	              r['sleeps'] <= 1.5 * r['rounds']))
+	EOF
+}
+
+# pollout_tests: 10 points.
 pollout_tests() {
 	local s n
 
 	if ! po_start_receiver; then
-		for _ in $(seq 9); do
+		for _ in $(seq 10); do
 			ktap_fail "receiver started"
 		done
 		po_stop
@@ -153,5 +179,7 @@ pollout_tests() {
 	done
 	ktap_test "one dead peer: POLLOUT follows the last send, not the dead peer" \
 		po_dead_peer_hides_nothing
+	ktap_test "a reader polling for POLLIN alone sleeps through the acks that make send room" \
+		po_quiet_reader
 	po_stop
 }

@@ -8,9 +8,9 @@
 #       one socket bound to each ADDR:PORT, reading everything; prints
 #       "ready", stops on SIGTERM
 #   rds_pollout.py send SRC PORT SNDBUF SIZE SECS MODE DEST...
-#       one non-blocking socket bound to SRC:PORT (port 0: any), SO_SNDBUF
-#       SNDBUF, sends SIZE-byte messages to each DEST in turn for SECS
-#       seconds. MODE is how it waits for POLLOUT, before each send: poll,
+#       one non-blocking socket bound to SRC (any port), SO_SNDBUF
+#       SNDBUF, sends SIZE-byte messages to PORT of each DEST in turn for
+#       SECS seconds. MODE is how it waits for POLLOUT, before each send: poll,
 #       select, epoll (level-triggered), or epoll-et (edge-triggered, and
 #       so, as such a sender must, only after a send was refused). A wait
 #       gives up after WAIT seconds. Prints one JSON line: the sends, the
@@ -25,6 +25,14 @@
 #       "steady" without the time of the polls that timed out), the polls,
 #       and those that timed out: each one a round in which the live
 #       peer's room was not reported.
+#   rds_pollout.py quiet SRC PORT SNDBUF SIZE ROUNDS DEST
+#       a reader that also sends: each round fills the send buffer to
+#       DEST, then polls for POLLIN alone (nothing comes) for QUIET
+#       seconds, while DEST's acknowledgments make room. Prints one JSON
+#       line: the rounds whose poll saw nothing and the times the task
+#       slept in them (its voluntary context switches): one a round when
+#       only POLLIN wakes it, more when the room woke it for nothing; and
+#       the events of the other rounds.
 
 import errno
 import json
@@ -93,10 +101,12 @@ def pollout_now(s):
     return bool(p.poll(0))
 
 
-def sock(src, port, sndbuf):
+# Bound to any port: the senders of a point share SRC, and PORT is the
+# receivers' (port 0 would make every message a ping, answered by a pong).
+def sock(src, sndbuf):
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
-    s.bind((src, port))
+    s.bind((src, 0))
     s.setblocking(False)
     return s
 
@@ -115,7 +125,7 @@ def try_send(s, msg, dest):
 
 
 def send(src, port, sndbuf, size, secs, mode, dests):
-    s = sock(src, port, sndbuf)
+    s = sock(src, sndbuf)
     w = Waiter(s, mode)
     msg = b'x' * size
     r = {'mode': mode, 'dests': len(dests), 'sent': 0, 'refused': 0,
@@ -148,7 +158,7 @@ def send(src, port, sndbuf, size, secs, mode, dests):
 
 
 def rounds(src, port, sndbuf, size, secs, order, live, dead):
-    s = sock(src, port, sndbuf)
+    s = sock(src, sndbuf)
     p = select.poll()
     p.register(s.fileno(), select.POLLOUT)
     msg = b'x' * size
@@ -173,6 +183,48 @@ def rounds(src, port, sndbuf, size, secs, order, live, dead):
     print(json.dumps(r), flush=True)
 
 
+# Long enough for the acknowledgments of a full buffer (two round trips
+# of the link) to come while the reader polls.
+QUIET = 0.4
+
+
+def sleeps():
+    with open('/proc/thread-self/status') as f:
+        for line in f:
+            if line.startswith('voluntary_ctxt_switches:'):
+                return int(line.split()[1])
+    return 0
+
+
+def quiet(src, port, sndbuf, size, nrounds, dest):
+    s = sock(src, sndbuf)
+    p = select.poll()
+    p.register(s.fileno(), select.POLLIN)
+    msg = b'x' * size
+    r = {'rounds': nrounds, 'sent': 0, 'refused': {}, 'sleeps': 0,
+         'events': []}
+    for _ in range(nrounds):
+        while True:
+            try:
+                s.sendto(msg, (dest, port))
+                r['sent'] += 1
+            except OSError as e:
+                name = errno.errorcode.get(e.errno, str(e.errno))
+                r['refused'][name] = r['refused'].get(name, 0) + 1
+                break
+        before = sleeps()
+        ev = p.poll(QUIET * 1000)
+        if ev:
+            # Congestion news (POLLIN | POLLWRBAND after a refusal for a
+            # congested port) is a wakeup the reader asked for: such a
+            # round does not count.
+            r['events'].append(ev[0][1])
+            r['rounds'] -= 1
+            continue
+        r['sleeps'] += sleeps() - before
+    print(json.dumps(r), flush=True)
+
+
 def main():
     a = sys.argv
     if a[1] == 'recv':
@@ -182,6 +234,8 @@ def main():
     elif a[1] == 'rounds':
         rounds(a[2], int(a[3]), int(a[4]), int(a[5]), float(a[6]), a[7],
                a[8], a[9])
+    elif a[1] == 'quiet':
+        quiet(a[2], int(a[3]), int(a[4]), int(a[5]), int(a[6]), a[7])
     else:
         sys.exit('usage: see the head of ' + a[0])
 

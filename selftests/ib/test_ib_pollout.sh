@@ -48,13 +48,13 @@ cleanup() {
 	ib_cleanup
 }
 
-ktap_plan 12
+ktap_plan 13
 trap cleanup EXIT
 ib_start "rxe pair, rds_rdma, seven more addresses on rv1, 50 ms each way" more_peers
 ib_first_ping "rds-ping from IA to IB" 12 $IA $IB
 if ! ktap_test "IA connected to the other seven" warm_all; then
 	ib_diag
-	while [ $ktap_num -lt 12 ]; do
+	while [ $ktap_num -lt 13 ]; do
 		ktap_fail "not run: no RDS/IB connection"
 	done
 	ktap_finished

@@ -34,7 +34,7 @@ setup() {
 	done
 }
 
-ktap_plan 10
+ktap_plan 11
 if ! ktap_test "rds-a to eight addresses of rds-b, 50 ms each way, connected" setup; then
 	cleanup_netns
 	ktap_finished
