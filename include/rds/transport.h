@@ -329,8 +329,8 @@ enum {
  * One ordered lane of a connection: one TCP socket, or one IB queue pair.
  *
  * Locks: cp_lock (spinlock, taken with interrupts off) protects
- * cp_send_queue, cp_retrans, cp_next_tx_seq, cp_next_rx_seq and the
- * cp_unacked_* counters.  cp_cm_lock (mutex) serializes the transport's
+ * cp_send_queue, cp_retrans, cp_next_tx_seq, cp_next_rx_seq, cp_rx_seq_live
+ * and the cp_unacked_* counters.  cp_cm_lock (mutex) serializes the transport's
  * connect against its shutdown: the generic layer holds it around
  * t->conn_path_connect() and t->conn_path_shutdown(), so those must not
  * take it; a transport may take it in its own contexts (e.g. accept) to
@@ -350,6 +350,10 @@ struct rds_conn_path {
 	spinlock_t		cp_lock;	/* the queues and seqs, see above */
 	u64			cp_next_tx_seq;
 	u64			cp_next_rx_seq;
+	/* A message came on the transport's current connection: numbers on
+	 * it only go up (net/rds/recv.c, rds_recv_seq_ok()).
+	 */
+	bool			cp_rx_seq_live;
 	struct list_head	cp_send_queue;	/* not yet handed to t->xmit() */
 	struct list_head	cp_retrans;	/* sent, not yet acknowledged */
 

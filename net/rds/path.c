@@ -266,11 +266,19 @@ void rds_path_unlock_xmit(struct rds_conn_path *cp)
 /* The transport is quiet afterwards; unacked messages wait to be resent. */
 static void rds_path_shutdown_transport(struct rds_conn_path *cp)
 {
+	unsigned long flags;
+
 	rds_path_lock_xmit(cp);
 	cp->cp_conn->c_trans->conn_path_shutdown(cp);
 	rds_send_path_reset(cp);
 	cp->cp_unacked_packets = 0;
 	cp->cp_unacked_bytes = 0;
+	/* Nothing more comes on the connection that is gone: the next one
+	 * may bring a peer that numbers anew.
+	 */
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	cp->cp_rx_seq_live = false;
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	rds_path_unlock_xmit(cp);
 }
 

@@ -262,23 +262,37 @@ static void rds_recv_wake_later(struct rds_sock *rs,
 }
 
 /* A retransmitted message below the next expected sequence number is one we
- * already have.  A fresh one below it means the peer restarted its
- * numbering: take it and follow the new numbers.
+ * already have (recv_drop_old_seq).  A fresh one below it means the peer
+ * restarted its numbering, as in-tree takes it: take it and follow the new
+ * numbers.  But a peer restarts only on a new connection (its connection
+ * state is new), and on one connection, TCP's stream or IB's reliable QP,
+ * messages come once and in order: below the number, on the connection
+ * that brought that number, is the same message again, whatever its flags
+ * say (recv_drop_dup_seq).  Taking it would hand the reader a duplicate;
+ * it takes a broken transport or peer, but RDS promises exactly once.
  */
 static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 {
 	u64 seq = be64_to_cpu(inc->i_hdr.h_sequence);
+	enum rds_stat drop = RDS_STAT_NR;
 	unsigned long flags;
-	bool ok = true;
 
 	spin_lock_irqsave(&cp->cp_lock, flags);
-	if (seq < cp->cp_next_rx_seq &&
-	    (inc->i_hdr.h_flags & RDS_FLAG_RETRANSMITTED))
-		ok = false;
-	else
+	if (seq < cp->cp_next_rx_seq) {
+		if (inc->i_hdr.h_flags & RDS_FLAG_RETRANSMITTED)
+			drop = RDS_STAT_RECV_DROP_OLD_SEQ;
+		else if (cp->cp_rx_seq_live)
+			drop = RDS_STAT_RECV_DROP_DUP_SEQ;
+	}
+	if (drop == RDS_STAT_NR) {
 		cp->cp_next_rx_seq = seq + 1;
+		cp->cp_rx_seq_live = true;
+	}
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
-	return ok;
+	if (drop == RDS_STAT_NR)
+		return true;
+	rds_stats_inc(drop);
+	return false;
 }
 
 /* A message to port 0 is a ping.  The multipath handshake probe is a ping
@@ -363,10 +377,8 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		rds_cong_recv(conn, inc);
 		return;
 	}
-	if (!rds_recv_seq_ok(cp, inc)) {
-		rds_stats_inc(RDS_STAT_RECV_DROP_OLD_SEQ);
+	if (!rds_recv_seq_ok(cp, inc))
 		return;
-	}
 	if (hdr->h_flags & RDS_FLAG_ACK_REQUIRED)
 		rds_stats_inc(RDS_STAT_RECV_ACK_REQUIRED);
 

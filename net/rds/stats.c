@@ -65,6 +65,7 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_RECV_BUSY_POLLED]		= "recv_busy_polled",
 	[RDS_STAT_SEND_PONG_DIRECT]		= "send_pong_direct",
 	[RDS_STAT_RECV_WAKEUPS]			= "recv_wakeups",
+	[RDS_STAT_RECV_DROP_DUP_SEQ]		= "recv_drop_dup_seq",
 };
 
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not

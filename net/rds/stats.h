@@ -58,6 +58,7 @@ enum rds_stat {
 	RDS_STAT_RECV_BUSY_POLLED,		/* recvmsg spun, did not sleep */
 	RDS_STAT_SEND_PONG_DIRECT,		/* sent from the receive path */
 	RDS_STAT_RECV_WAKEUPS,			/* data_ready for queued messages */
+	RDS_STAT_RECV_DROP_DUP_SEQ,		/* seen on this connection */
 	RDS_STAT_NR
 };
 

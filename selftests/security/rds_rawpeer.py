@@ -307,6 +307,18 @@ def hostile_seq(src, dst, dport):
 	send_case(src, dst, b"".join(msg(q, dport, b, f) for q, f, b in seqs))
 
 
+def hostile_dup(src, dst, dport):
+	"""A message again on its connection, without the retransmit flag (a
+	duplicate all the same: dropped), one below it (dropped), the next
+	(delivered); then a new connection numbering from 1, as a restarted
+	peer does (delivered).
+	"""
+	seqs = ((1 << 40, 0, b"dup-first"), (1 << 40, 0, b"dup-again"),
+		((1 << 40) - 1, 0, b"dup-back"), ((1 << 40) + 1, 0, b"dup-next"))
+	send_case(src, dst, b"".join(msg(q, dport, b, f) for q, f, b in seqs))
+	send_case(src, dst, msg(1, dport, b"dup-restart"))
+
+
 def hostile_conns(src, dst, count):
 	"""@count connections at once, each from its own source port."""
 	import resource
@@ -340,6 +352,8 @@ def hostile(src, dst, dport, case):
 			  msg(4, dport, b"ext-overrun", ext=ext_overrun))
 	elif case == "seq":
 		hostile_seq(src, dst, dport)
+	elif case == "dup":
+		hostile_dup(src, dst, dport)
 	elif case == "cong-size":
 		data = b""
 		for n in (0, 100, CONG_MAP_BYTES - 1, CONG_MAP_BYTES + 1):

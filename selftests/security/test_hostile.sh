@@ -7,9 +7,11 @@
 # resets the connection, and the reset is counted; what only looks odd
 # (unknown extension headers, sequence jumps, a congestion map of the wrong
 # size, data before the multipath handshake) is dropped or delivered as
-# in-tree would. After every case rds-b still answers rds-a's pings over IPv6 (a
-# connection the hostile one shares nothing with), and at the end over
-# IPv4 too; its unreclaimable slab has not grown; dmesg stays clean.
+# in-tree would; a number again on its connection, which in-tree would
+# deliver twice when not flagged as retransmitted, is dropped. After every
+# case rds-b still answers rds-a's pings over IPv6 (a connection the
+# hostile one shares nothing with), and at the end over IPv4 too; its
+# unreclaimable slab has not grown; dmesg stays clean.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -84,6 +86,21 @@ old_seq_dropped() {
 		delivered seq-zero
 }
 
+# dup_seq_dropped: a number seen on its connection comes again without
+# the retransmit flag: dropped, counted; a new connection may start over.
+dup_seq_dropped() {
+	local before after
+	before=$(counter recv_drop_dup_seq)
+	hostile dup || return 1
+	after=$(counter recv_drop_dup_seq)
+	echo "recv_drop_dup_seq $before -> $after"
+	sleep 1
+	[ "$after" -ge $((before + 2)) ] && delivered dup-first &&
+		not_delivered dup-again && not_delivered dup-back &&
+		delivered dup-next && delivered dup-restart &&
+		[ "$(grep -cx dup-first "$log")" = 1 ]
+}
+
 ext_delivered() {
 	hostile ext-unknown && sleep 1 && delivered ext-junk && delivered ext-overrun
 }
@@ -123,7 +140,7 @@ slab_settled() {
 # A quarter of the connections on slow kernels, where each costs ten times
 # as much.
 export RDS_HOSTILE_CONNS=$(tcp_count 1000 250)
-ktap_plan 13
+ktap_plan 14
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 tcp_warm $A6 $B6 >/dev/null
 listen $B $B4 4000 600 >"$log" 2>&1 &
@@ -136,6 +153,8 @@ ktap_test "unknown and overrunning extension headers: messages still delivered" 
 	ext_delivered
 ktap_test "sequence numbers ahead, old, far, wrapping, 0: the old retransmission dropped" \
 	old_seq_dropped
+ktap_test "a number again on its connection, unflagged: dropped; a new connection starts over" \
+	dup_seq_dropped
 ktap_test "congestion maps of the wrong size: ignored, connection usable" cong_ignored
 ktap_test "a header cut off, then disconnect" hostile cut-header
 ktap_test "a payload cut off, then disconnect: nothing delivered" cut_payload
