@@ -21,6 +21,14 @@
 # /proc/stat (both ends and the softirqs are in this one guest). With
 # PERF_WORKLOADS, those workloads run once more under perf record -a, and
 # the top symbols go to $RDSVM_OUT/perf-STACK-WORKLOAD{,.children}.txt.
+#
+# PIN_TASKS=split (a profile's or the environment's): on two CPUs,
+# rds-stress's active side runs on CPU 0 and its passive side on CPU 1,
+# each end its own CPU as on two hosts. Left to the scheduler, the two
+# sides shared a CPU in some runs and not in others, and a run on one CPU
+# went at about half the rate, with either stack (Documentation/
+# performance.rst, "Where the two sides run"): the rounds' medians were a
+# draw of placements, not of the stacks.
 
 . "$(dirname "$0")/../selftests/lib.sh"
 . "$RDS_ROOT/selftests/ib/ib_lib.sh"
@@ -37,6 +45,12 @@ esac
 A=192.0.2.1
 B=192.0.2.2
 ncpu=$(nproc)
+PIN_TASKS=${RDS_BENCH_PIN:-${PIN_TASKS:-}}
+
+# on CPU: the taskset prefix that puts a side on CPU, if pinning.
+on() {
+	[ "$PIN_TASKS" = split ] && [ "$ncpu" -ge 2 ] && echo "taskset -c $1"
+}
 hz=$(getconf CLK_TCK)
 perf_dir=${RDSVM_OUT:-/tmp}
 
@@ -89,7 +103,8 @@ load_rdma() {
 # gets a deadline too: if the active side fails to start, nothing would
 # ever tell it to stop and wait would hang.
 passive() {
-	in_netns "$1" timeout $((SECONDS_EACH + 90)) "$BIN/rds-stress" -r "$2" -p "$3" \
+	# shellcheck disable=SC2046 # on() gives words or nothing
+	in_netns "$1" $(on 1) timeout $((SECONDS_EACH + 90)) "$BIN/rds-stress" -r "$2" -p "$3" \
 		--json >/dev/null 2>&1 &
 	sleep 0.5
 }
@@ -98,7 +113,8 @@ passive() {
 # side, with more options (the passive side takes them from it); its JSON
 # summary on stdout.
 active() {
-	in_netns "$1" timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$3" -r "$2" \
+	# shellcheck disable=SC2046
+	in_netns "$1" $(on 0) timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$3" -r "$2" \
 		-p "$4" -q "$5" -d "$6" -t "$7" -T "$SECONDS_EACH" --json "${@:8}" 2>&1 |
 		grep '^{' | tail -n 1
 }
@@ -108,7 +124,8 @@ active() {
 # same RDS connection, from a second before that run to a second after it.
 background_1m() {
 	passive "$3" "$4" "$5"
-	in_netns "$1" timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$4" -r "$2" \
+	# shellcheck disable=SC2046
+	in_netns "$1" $(on 0) timeout $((SECONDS_EACH + 60)) "$BIN/rds-stress" -s "$4" -r "$2" \
 		-p "$5" -q 1M -d 2 -t 1 -T $((SECONDS_EACH + 2)) --json >/dev/null 2>&1 &
 	sleep 1
 }
