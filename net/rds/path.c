@@ -149,6 +149,7 @@ EXPORT_SYMBOL_GPL(rds_conn_path_connect_if_down);
 void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 {
 	struct rds_connection *conn = cp->cp_conn;
+	unsigned long flags;
 
 	if (!rds_conn_path_transition(cp, curr, RDS_CONN_UP)) {
 		pr_warn_ratelimited("rds: path %u of %pI6c->%pI6c completed in state %s\n",
@@ -158,6 +159,13 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 		return;
 	}
 	rds_stats_inc(RDS_STAT_CONN_UP);
+	/* A transport may put a new connection on the path without a
+	 * shutdown (TCP's accepted socket replacing our own connect): its
+	 * peer may number anew too.  rds_recv_seq_ok() takes cp_lock.
+	 */
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	cp->cp_rx_seq_live = false;
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	cp->cp_reconnect_jiffies = 0;
 	rds_hb_path_up(cp);
 	if (cp->cp_index == 0) {
