@@ -9,6 +9,7 @@
 #include "connection.h"
 #include "control.h"
 #include "heartbeat.h"
+#include "recv.h"
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
@@ -149,7 +150,6 @@ EXPORT_SYMBOL_GPL(rds_conn_path_connect_if_down);
 void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 {
 	struct rds_connection *conn = cp->cp_conn;
-	unsigned long flags;
 
 	if (!rds_conn_path_transition(cp, curr, RDS_CONN_UP)) {
 		pr_warn_ratelimited("rds: path %u of %pI6c->%pI6c completed in state %s\n",
@@ -160,12 +160,9 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 	}
 	rds_stats_inc(RDS_STAT_CONN_UP);
 	/* A transport may put a new connection on the path without a
-	 * shutdown (TCP's accepted socket replacing our own connect): its
-	 * peer may number anew too.  rds_recv_seq_ok() takes cp_lock.
+	 * shutdown (TCP's accepted socket replacing our own connect).
 	 */
-	spin_lock_irqsave(&cp->cp_lock, flags);
-	cp->cp_rx_seq_live = false;
-	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	rds_recv_path_new_conn(cp);
 	cp->cp_reconnect_jiffies = 0;
 	rds_hb_path_up(cp);
 	if (cp->cp_index == 0) {
@@ -274,19 +271,13 @@ void rds_path_unlock_xmit(struct rds_conn_path *cp)
 /* The transport is quiet afterwards; unacked messages wait to be resent. */
 static void rds_path_shutdown_transport(struct rds_conn_path *cp)
 {
-	unsigned long flags;
-
 	rds_path_lock_xmit(cp);
 	cp->cp_conn->c_trans->conn_path_shutdown(cp);
 	rds_send_path_reset(cp);
 	cp->cp_unacked_packets = 0;
 	cp->cp_unacked_bytes = 0;
-	/* Nothing more comes on the connection that is gone: the next one
-	 * may bring a peer that numbers anew.
-	 */
-	spin_lock_irqsave(&cp->cp_lock, flags);
-	cp->cp_rx_seq_live = false;
-	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	/* Nothing more comes on the connection that is gone. */
+	rds_recv_path_new_conn(cp);
 	rds_path_unlock_xmit(cp);
 }
 

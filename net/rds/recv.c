@@ -295,6 +295,15 @@ static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 	return false;
 }
 
+void rds_recv_path_new_conn(struct rds_conn_path *cp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cp->cp_lock, flags);
+	cp->cp_rx_seq_live = false;
+	spin_unlock_irqrestore(&cp->cp_lock, flags);
+}
+
 /* A message to port 0 is a ping.  The multipath handshake probe is a ping
  * too, and is answered even with ping_enable off: the peer's path count
  * depends on the answer.  A 1 -> 0 message without the probe's extension

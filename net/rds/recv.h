@@ -6,6 +6,7 @@
 #include <linux/list.h>
 #include <linux/socket.h>
 
+struct rds_conn_path;
 struct rds_sock;
 struct rds_zcopy;
 
@@ -24,6 +25,11 @@ bool rds_recv_queue_event(struct rds_sock *rs, struct list_head *item,
  * sender and drop the sender reference.  Any context.
  */
 void rds_recv_zcopy_done(struct rds_zcopy *z);
+
+/* @cp's connection is gone, or a new one is up: whatever comes next may be
+ * from a peer that numbers anew (rds_recv_seq_ok()).  Takes cp_lock.
+ */
+void rds_recv_path_new_conn(struct rds_conn_path *cp);
 
 /* Release: drop everything still queued for @rs. */
 void rds_clear_recv_queue(struct rds_sock *rs);
