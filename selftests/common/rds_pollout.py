@@ -201,17 +201,10 @@ def quiet(src, port, sndbuf, size, nrounds, dest):
     p = select.poll()
     p.register(s.fileno(), select.POLLIN)
     msg = b'x' * size
-    r = {'rounds': nrounds, 'sent': 0, 'refused': {}, 'sleeps': 0,
-         'events': []}
+    r = {'rounds': nrounds, 'sent': 0, 'sleeps': 0, 'events': []}
     for _ in range(nrounds):
-        while True:
-            try:
-                s.sendto(msg, (dest, port))
-                r['sent'] += 1
-            except OSError as e:
-                name = errno.errorcode.get(e.errno, str(e.errno))
-                r['refused'][name] = r['refused'].get(name, 0) + 1
-                break
+        while try_send(s, msg, (dest, port)):
+            r['sent'] += 1
         before = sleeps()
         ev = p.poll(QUIET * 1000)
         if ev:

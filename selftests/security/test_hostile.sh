@@ -74,14 +74,21 @@ cong_ignored() {
 		delivered after-cong
 }
 
-old_seq_dropped() {
+# case_counted CASE COUNTER: the raw peer sends CASE; $moved is how far
+# COUNTER went meanwhile, and what was delivered has reached the log.
+case_counted() {
 	local before after
-	before=$(counter recv_drop_old_seq)
-	hostile seq || return 1
-	after=$(counter recv_drop_old_seq)
-	echo "recv_drop_old_seq $before -> $after"
+	before=$(counter "$2")
+	hostile "$1" || return 1
+	after=$(counter "$2")
+	echo "$2 $before -> $after"
+	moved=$((after - before))
 	sleep 1
-	[ "$after" -gt "$before" ] && not_delivered seq-old &&
+}
+
+old_seq_dropped() {
+	case_counted seq recv_drop_old_seq || return 1
+	[ "$moved" -gt 0 ] && not_delivered seq-old &&
 		delivered seq-10 && delivered seq-far && delivered seq-wrap &&
 		delivered seq-zero
 }
@@ -89,13 +96,8 @@ old_seq_dropped() {
 # dup_seq_dropped: a number seen on its connection comes again without
 # the retransmit flag: dropped, counted; a new connection may start over.
 dup_seq_dropped() {
-	local before after
-	before=$(counter recv_drop_dup_seq)
-	hostile dup || return 1
-	after=$(counter recv_drop_dup_seq)
-	echo "recv_drop_dup_seq $before -> $after"
-	sleep 1
-	[ "$after" -ge $((before + 2)) ] && delivered dup-first &&
+	case_counted dup recv_drop_dup_seq || return 1
+	[ "$moved" -ge 2 ] && delivered dup-first &&
 		not_delivered dup-again && not_delivered dup-back &&
 		delivered dup-next && delivered dup-restart &&
 		[ "$(grep -cx dup-first "$log")" = 1 ]
