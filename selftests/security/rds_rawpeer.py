@@ -113,14 +113,15 @@ def closed_within(s, secs):
 def flood(src, dst, count, hold):
 	"""@count pings, sequence numbers 1..@count in batches of 1000; our
 	socket is never read, so the pongs can only pile up on the other side.
+	Each ping has a number of its own: the other side drops a number it
+	has seen on this connection (recv_drop_dup_seq), not a ping.
 	"""
 	s = connect(src, dst)
 	s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-	batch = [header(i + 1, 40000, 0) for i in range(1000)]
 	sent = 0
 	while sent < count:
-		n = min(len(batch), count - sent)
-		s.sendall(b"".join(batch[:n]))
+		n = min(1000, count - sent)
+		s.sendall(b"".join(header(sent + i + 1, 40000, 0) for i in range(n)))
 		sent += n
 	print("sent %d pings" % count, flush=True)
 	time.sleep(hold)
