@@ -179,7 +179,11 @@ static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
  * rds_ib_rdma_sge() local pages each, in ring slots, every one signaled and
  * holding a message reference.  struct rds_ib_rdma (op_trans_private)
  * lives from the post to the last of their completions: it holds the DMA
- * mapping of the operation's pages and the first error.  rr_pending counts
+ * mapping of the operation's pages and the first error, and is small
+ * whatever the operation's size (the gather lists are built on the stack
+ * as each work request is posted: the device copies them), so that its
+ * GFP_NOWAIT allocation, softirq's too, does not fail on a fragmented
+ * host and stall the connection.  rr_pending counts
  * the work requests not yet completed, plus one the poster holds while it
  * posts, so that a partly failed post still ends in one report.
  */
@@ -190,7 +194,6 @@ struct rds_ib_rdma {
 	bool			rr_done;	/* a request was carried out */
 	/* RDS_RDMA_*: the first error, or RDS_IB_RDMA_FLUSHED */
 	int			rr_status;
-	struct ib_sge		rr_sge[];
 };
 
 /* The connection went before the operation was done: no status now, the
@@ -359,8 +362,11 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 {
 	struct rds_rdma_op *op = rm->m_rdma;
 	struct rds_ib_rdma *rr = op->op_trans_private;
-	u64 remote = op->op_remote_addr;
+	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
 	u32 max_sge = rds_ib_rdma_sge(ic, op);
+	struct scatterlist *sg = op->op_sg;
+	u64 remote = op->op_remote_addr;
+	struct ib_sge sge[RDS_IB_MAX_SGE];
 	unsigned int first, cnt, j;
 
 	for (first = 0; first < nents; first += cnt) {
@@ -369,13 +375,16 @@ static void rds_ib_rdma_post(struct rds_ib_connection *ic,
 		u32 len = 0;
 
 		cnt = min(nents - first, max_sge);
-		for (j = 0; j < cnt; j++)
-			len += rr->rr_sge[first + j].length;
+		for (j = 0; j < cnt; j++, sg = sg_next(sg)) {
+			sge[j].addr = sg_dma_address(sg);
+			sge[j].length = sg_dma_len(sg);
+			sge[j].lkey = lkey;
+			len += sge[j].length;
+		}
 		if (op->op_atomic)
-			wr = rds_ib_atomic_wr(s, op, rr->rr_sge);
+			wr = rds_ib_atomic_wr(s, op, sge);
 		else
-			wr = rds_ib_rdma_wr(s, op, &rr->rr_sge[first], cnt,
-					    remote);
+			wr = rds_ib_rdma_wr(s, op, sge, cnt, remote);
 		wr->wr_cqe = &s->s_cqe;
 		wr->send_flags = IB_SEND_SIGNALED;
 		/* RDS_RDMA_FENCE: after the READs before it are done. */
@@ -430,8 +439,7 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	struct rds_rdma_op *op = rm->m_rdma;
 	struct ib_device *dev;
 	struct rds_ib_rdma *rr;
-	struct scatterlist *sg;
-	unsigned int nr_wr, i;
+	unsigned int nr_wr;
 	int n;
 
 	if (!ic->i_qp)
@@ -452,18 +460,13 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 		return -EAGAIN;
 
 	dev = ic->i_dev->rd_dev;
-	rr = kzalloc(struct_size(rr, rr_sge, op->op_nents), GFP_NOWAIT);
+	rr = kzalloc(sizeof(*rr), GFP_NOWAIT);
 	if (!rr)
 		return -ENOMEM;
 	n = ib_dma_map_sg(dev, op->op_sg, op->op_nents, rds_ib_rdma_dir(op));
 	if (!n) {
 		kfree(rr);
 		return -ENOMEM;
-	}
-	for_each_sg(op->op_sg, sg, n, i) {
-		rr->rr_sge[i].addr = sg_dma_address(sg);
-		rr->rr_sge[i].length = sg_dma_len(sg);
-		rr->rr_sge[i].lkey = ic->i_dom->dom_pd->local_dma_lkey;
 	}
 	rr->rr_dev = dev;
 	rr->rr_ic = ic;
