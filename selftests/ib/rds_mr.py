@@ -537,6 +537,43 @@ def case_hold(addr, secret):
     s.close()
 
 
+def case_share(addr, netns, ns_addr):
+    """net.rds.ib.max_mrs_per_netns: a netns holding its share of the
+    device's regions gets EAGAIN for one more, and another netns still
+    registers on the same device; a free makes room again."""
+    base = pins()
+    old = sysctl("ib/max_mrs_per_netns", 2)
+    try:
+        buf = Buffer(4)
+        s = rds_socket(addr)
+        cs = [get_mr(s, buf.addr + i * PAGE, PAGE) for i in range(2)]
+        expect_errno("a 3rd in this netns", errno.EAGAIN,
+                     get_mr, s, buf.addr + 2 * PAGE, PAGE)
+        check(pins() - base == 2, "nothing pinned by it")
+        out = subprocess.run(["ip", "netns", "exec", netns, sys.executable,
+                              os.path.abspath(__file__), "one", ns_addr],
+                             capture_output=True, text=True, check=False)
+        print(out.stdout.strip())
+        check(out.returncode == 0, "netns %s: RDS_GET_MR with this one's "
+              "share taken (%s)" % (netns, out.stdout.strip()))
+        free_mr(s, cs.pop())
+        cs.append(get_mr(s, buf.addr + 2 * PAGE, PAGE))
+        print("FREE_MR of one, GET_MR again: ok")
+        s.close()
+    finally:
+        sysctl("ib/max_mrs_per_netns", old)
+    check(pins() == base, "every pin back")
+
+
+def case_one(addr):
+    """One region of a page at ADDR, then freed."""
+    s = rds_socket(addr)
+    buf = Buffer(1)
+    free_mr(s, get_mr(s, buf.addr, PAGE))
+    print("%s: RDS_GET_MR ok" % addr)
+    s.close()
+
+
 CASES = {
     "basic": case_basic,
     "errnos": case_errnos,
@@ -546,6 +583,8 @@ CASES = {
     "linkdel": case_linkdel,
     "memlock": case_memlock,
     "caps": case_caps,
+    "share": case_share,
+    "one": case_one,
 }
 
 def main(cases):

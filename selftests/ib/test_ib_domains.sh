@@ -13,6 +13,9 @@
 # queue pair of one cannot reach a region of the other. With one PD for
 # every namespace, as before, the peer read the other netns's secret.
 # (The debug build has no macvlan: there it is skipped.)
+# A netns's share of the device's regions (issue 37): init_net holding
+# max_mrs_per_netns of them gets EAGAIN, the macvlan netns still
+# registers.
 # Then finding 3: a peer that connects and never posts a receive stalls
 # our queue pair to it; another tenant's RDS_GET_MR, RDS_FREE_MR and
 # close() still return in bounded time: registrations and invalidations
@@ -22,6 +25,7 @@
 . "$(dirname "$0")/ib_lib.sh"
 
 PEER="python3 $(dirname "$0")/rdmacm_peer.py"
+MR="python3 $(dirname "$0")/rds_mr.py"
 NS=rdsdom
 NA=10.77.0.9
 
@@ -36,17 +40,21 @@ ns_setup() {
 	EOF
 }
 
-ktap_plan 4
+ktap_plan 5
 ib_start "rxe pair and rds_rdma set up"
 desc="a peer of init_net reads its region, not a macvlan netns's"
+share="init_net holds its share of the device's regions (max_mrs_per_netns): the netns still registers"
 if ! ip link add mvprobe link rv0 type macvlan mode bridge 2>/dev/null; then
 	ktap_skip "$desc: no macvlan in this kernel"
+	ktap_skip "$share: no macvlan in this kernel"
 else
 	ip link del mvprobe
 	if ns_setup; then
 		ktap_test "$desc" $PEER crossns $IB $IA $NS $NA || ib_diag
+		ktap_test "$share" $MR share $IA $NS $NA || ib_diag
 	else
 		ktap_fail "$desc: the netns's macvlan"
+		ktap_fail "$share: the netns's macvlan"
 	fi
 	cleanup_netns
 fi

@@ -21,11 +21,15 @@
 
 #include "ib.h"
 
-/* rds_ib_domains_mutex protects every device's rd_domains and each
- * domain's dom_item and dom_rdev against the device's removal; a domain
- * is made, found and taken off under it.
+/* rds_ib_domains_mutex protects every device's rd_domains and
+ * rd_domains_leaving, and each domain's dom_item and dom_rdev against the
+ * device's removal; a domain is made, found and taken off under it.  It
+ * is never held across a wait for the device or across deregistrations:
+ * every namespace's connection setup and registration takes it.
  */
 static DEFINE_MUTEX(rds_ib_domains_mutex);
+/* A leaving domain is done with its device (rd_domains_leaving). */
+static DECLARE_WAIT_QUEUE_HEAD(rds_ib_domains_wq);
 
 /* ---- The domain's own queue pair --------------------------------------- */
 
@@ -330,7 +334,7 @@ err:
 }
 
 /* What @dom has on its device: nothing of it is in use (no path, no
- * region mapped).  Under rds_ib_domains_mutex and dom_mutex.
+ * region mapped).  Under dom_mutex, @dom off rd_domains.
  */
 static void rds_ib_domain_release(struct rds_ib_domain *dom)
 {
@@ -343,17 +347,37 @@ static void rds_ib_domain_release(struct rds_ib_domain *dom)
 	ib_dealloc_pd(dom->dom_pd);
 	dom->dom_pd = NULL;
 	dom->dom_rdev = NULL;
-	list_del_init(&dom->dom_item);
 }
 
 void rds_ib_domain_put(struct rds_ib_domain *dom)
 {
+	struct rds_ib_device *rdev;
+
 	if (!refcount_dec_and_mutex_lock(&dom->dom_ref, &rds_ib_domains_mutex))
 		return;
+	/* Off the list, so that no namespace finds it any more, and counted
+	 * as leaving its device, which device removal waits for: what it
+	 * gives back (up to RDS_IB_MR_WAIT for its queue pair, then every
+	 * region's MR) it gives under its own mutex only.
+	 */
+	list_del_init(&dom->dom_item);
+	rdev = dom->dom_rdev;
+	if (rdev)
+		WRITE_ONCE(rdev->rd_domains_leaving,
+			   rdev->rd_domains_leaving + 1);
+	mutex_unlock(&rds_ib_domains_mutex);
+
 	mutex_lock(&dom->dom_mutex);
 	rds_ib_domain_release(dom);
 	mutex_unlock(&dom->dom_mutex);
-	mutex_unlock(&rds_ib_domains_mutex);
+	if (rdev) {
+		/* Removal may free @rdev as soon as the count is down. */
+		mutex_lock(&rds_ib_domains_mutex);
+		WRITE_ONCE(rdev->rd_domains_leaving,
+			   rdev->rd_domains_leaving - 1);
+		mutex_unlock(&rds_ib_domains_mutex);
+		wake_up_all(&rds_ib_domains_wq);
+	}
 	put_net(dom->dom_dev.d_net);
 	mutex_destroy(&dom->dom_mutex);
 	kfree(dom);
@@ -369,12 +393,17 @@ void rds_ib_domain_remove(struct rds_ib_device *rdev)
 
 	mutex_lock(&rds_ib_domains_mutex);
 	list_for_each_entry_safe(dom, next, &rdev->rd_domains, dom_item) {
+		list_del_init(&dom->dom_item);
 		mutex_lock(&dom->dom_mutex);
 		rds_ib_domain_release(dom);
 		mutex_unlock(&dom->dom_mutex);
 		wake_up_all(&dom->dom_wq);
 	}
 	mutex_unlock(&rds_ib_domains_mutex);
+	/* A domain whose last reference went meanwhile gives back the rest
+	 * on its own (rds_ib_domain_put()).
+	 */
+	wait_event(rds_ib_domains_wq, !READ_ONCE(rdev->rd_domains_leaving));
 }
 
 /* ---- The transport API ------------------------------------------------- */

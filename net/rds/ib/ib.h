@@ -17,7 +17,7 @@
  *        taken by rdma_destroy_id())
  *       -> rds_ib_req_sem (read: a connect request being handled)
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
- *           -> rds_ib_devices_mutex -> rd_domain_mutex -> dom_mutex
+ *           -> rds_ib_devices_mutex -> rds_ib_domains_mutex -> dom_mutex
  *             -> rd_lock -> dom_lock (see struct rds_ib_domain)
  *   rin_accept_lock (the accept counts) is a leaf, taken anywhere.
  *   A receive budget (struct rds_ib_recv_budget) has no lock: atomics.
@@ -70,6 +70,10 @@
  * times as many of 8 KiB.
  */
 #define RDS_IB_DEFAULT_MAX_MRS		(4096 + 85 * 4096)
+/* Ours: one namespace's share of a device's regions (mr.c), half of them,
+ * so that one container cannot take them all from the others.
+ */
+#define RDS_IB_DEFAULT_MAX_MRS_NETNS	(RDS_IB_DEFAULT_MAX_MRS / 2)
 /* Ours (in-tree has no limit): accepted connections per peer address, and
  * at most in a netns (scaled down with memory at load, see sysctl.c).
  * A peer has one connection per local address and TOS it uses, so 1024 is
@@ -129,7 +133,9 @@ struct rds_ib_mr;
  * for a user to free a region.
  * rd_lock (spinlock, irqs off) protects rd_conns (paths with a QP here)
  * and rd_dying (remove has begun: no path may join rd_conns, and no
- * domain rd_domains).  rd_domains is under rds_ib_domains_mutex
+ * domain rd_domains).  rd_domains and rd_domains_leaving (domains taken
+ * off rd_domains by their last put, still giving back what they have on
+ * the device: removal waits for them) are under rds_ib_domains_mutex
  * (domain.c).  rd_mr_used counts the regions mapped on the device in all
  * its domains (the device's region cap, mr.c).
  */
@@ -142,6 +148,7 @@ struct rds_ib_device {
 	struct list_head	rd_conns;
 	bool			rd_dying;
 	struct list_head	rd_domains;	/* rds_ib_domains_mutex */
+	unsigned int		rd_domains_leaving; /* rds_ib_domains_mutex */
 	atomic_t		rd_mr_used;	/* regions mapped, all domains */
 	u32			rd_max_sge;
 	u32			rd_max_sge_rd;	/* per RDMA READ */
@@ -168,17 +175,19 @@ struct rds_ib_device {
  * IB_WR_LOCAL_INV of the regions are posted: no peer can stall them.
  *
  * Lifetime: dom_ref.  rds_ib_domain_get() finds the domain of (device,
- * netns) on rd_domains or makes it, under rds_ib_domains_mutex; every path with a queue pair in it
- * and every region registered in it hold a reference.  The last put
- * takes it off rd_domains and frees it with all it has.  Device removal
+ * netns) on rd_domains or makes it, under rds_ib_domains_mutex; every
+ * path with a queue pair in it and every region registered in it hold a
+ * reference.  The last put takes it off rd_domains (under that mutex),
+ * then frees it with all it has (under dom_mutex only).  Device removal
  * takes the device's share first (rds_ib_domain_remove(), after every
  * path is gone): regions unmapped and MRs deregistered, queue pair, CQ
  * and PD destroyed, dom_rdev cleared: what is left is this struct, for
  * the regions that still point at it.
  *
  * Locks: rds_ib_domains_mutex (domain.c) -> dom_mutex -> dom_lock.
- * dom_mutex (sleeps) protects dom_rdev and dom_pd (also changed under
- * rds_ib_domains_mutex), dom_mrs, each region's mapping and the queue
+ * dom_mutex (sleeps) protects dom_rdev and dom_pd (while the domain is
+ * on rd_domains, changed under rds_ib_domains_mutex too), dom_mrs, each
+ * region's mapping and the queue
  * pair's life (dom_qp, dom_cq, dom_qp_broken); dom_lock (spinlock, irqs
  * off) the pools, the count of free send slots (dom_sq_free) and each
  * region's ibmr_state.  The driver's ib_dereg_mr() is called under
@@ -186,13 +195,14 @@ struct rds_ib_device {
  */
 struct rds_ib_domain {
 	struct rds_device	dom_dev;
-	struct list_head	dom_item;	/* rd_domains, rd_lock */
+	struct list_head	dom_item;	/* rd_domains, rds_ib_domains_mutex */
 	refcount_t		dom_ref;
 	struct rds_ib_device	*dom_rdev;	/* NULL once removed */
 	struct ib_pd		*dom_pd;
 	struct mutex		dom_mutex;	/* see above */
 	spinlock_t		dom_lock;	/* see above */
 	struct list_head	dom_mrs;	/* regions mapped here */
+	unsigned int		dom_mr_used;	/* on dom_mrs, dom_mutex */
 	struct list_head	dom_mr_pool[RDS_IB_MR_CLASSES];
 	unsigned int		dom_mr_pooled[RDS_IB_MR_CLASSES];
 	/* Its own queue pair, made at the first registration. */
@@ -494,6 +504,7 @@ extern unsigned int rds_ib_sysctl_ack_timeout;
 extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
 extern unsigned int rds_ib_sysctl_max_mrs_per_device;
+extern unsigned int rds_ib_sysctl_max_mrs_per_netns;
 extern unsigned int rds_ib_sysctl_max_accepted_per_peer;
 extern unsigned int rds_ib_sysctl_max_accepted;
 int rds_ib_sysctl_init(void);

@@ -48,9 +48,12 @@
  * which then only frees our bookkeeping.
  *
  * A device maps at most net.rds.ib.max_mrs_per_device regions at a time,
- * in all its domains (rd_mr_used); one more is EAGAIN, as from in-tree's
- * exhausted pools, and allocates no MR.  The idle MRs of the pools come
- * on top, at most RDS_IB_MR_POOL_MAX per size and domain.
+ * in all its domains (rd_mr_used), and one domain (one netns) at most
+ * net.rds.ib.max_mrs_per_netns of them (dom_mr_used), so that one
+ * container cannot take a device's every region from the others; one
+ * more is EAGAIN, as from in-tree's exhausted pools, and allocates no MR.
+ * The idle MRs of the pools come on top, at most RDS_IB_MR_POOL_MAX per
+ * size and domain.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -222,6 +225,7 @@ static void rds_ib_mr_unmap(struct rds_ib_domain *dom, struct rds_ib_mr *ibmr)
 	unsigned long flags;
 
 	list_del(&ibmr->ibmr_item);
+	dom->dom_mr_used--;
 	atomic_dec(&dom->dom_rdev->rd_mr_used);
 	spin_lock_irqsave(&dom->dom_lock, flags);
 	ibmr->ibmr_mapped = false;
@@ -404,6 +408,7 @@ int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr)
 	struct rds_ib_domain *dom = rds_ib_dom(dev);
 	struct rds_ib_device *rdev;
 	struct rds_ib_mr *ibmr;
+	u32 rkey;
 	int ret;
 
 	mutex_lock(&dom->dom_mutex);
@@ -414,6 +419,10 @@ int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr)
 	}
 	if (mr->r_npages + 1 > rdev->rd_dev->attrs.max_fast_reg_page_list_len) {
 		ret = -EMSGSIZE;
+		goto out_unlock;
+	}
+	if (dom->dom_mr_used >= READ_ONCE(rds_ib_sysctl_max_mrs_per_netns)) {
+		ret = -EAGAIN;
 		goto out_unlock;
 	}
 	/* The region's place on the device, before an MR is allocated: it
@@ -437,7 +446,12 @@ int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr)
 		goto out_unreserve;
 	}
 	list_add_tail(&ibmr->ibmr_item, &dom->dom_mrs);
+	dom->dom_mr_used++;
 	ibmr->ibmr_mapped = true;
+	/* Read while the MR is sure to be there: once dom_mutex is dropped
+	 * device removal may deregister it.
+	 */
+	rkey = ibmr->ibmr_mr->rkey;
 	ret = rds_ib_mr_post(dom, ibmr, true);
 	mutex_unlock(&dom->dom_mutex);
 
@@ -445,7 +459,7 @@ int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr)
 		rds_ib_mr_settle(dom, ibmr);
 		if (READ_ONCE(ibmr->ibmr_state) == RDS_IB_MR_LIVE &&
 		    READ_ONCE(ibmr->ibmr_mapped)) {
-			mr->r_key = ibmr->ibmr_mr->rkey;
+			mr->r_key = rkey;
 			mr->r_trans_private = ibmr;
 			return 0;
 		}

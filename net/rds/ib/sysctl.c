@@ -27,6 +27,8 @@ unsigned int rds_ib_sysctl_flow_control;
 unsigned long rds_ib_sysctl_max_recv_allocation;
 /* Regions mapped on one device at most (mr.c); applies at once. */
 unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
+/* Of those, regions one netns maps on one device at most; applies at once. */
+unsigned int rds_ib_sysctl_max_mrs_per_netns = RDS_IB_DEFAULT_MAX_MRS_NETNS;
 unsigned int rds_ib_sysctl_max_accepted_per_peer = RDS_IB_DEFAULT_ACCEPT_PER_PEER;
 /* Set at init. */
 unsigned int rds_ib_sysctl_max_accepted;
@@ -105,6 +107,13 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 	{
 		.procname	= "max_mrs_per_device",
 		.data		= &rds_ib_sysctl_max_mrs_per_device,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "max_mrs_per_netns",
+		.data		= &rds_ib_sysctl_max_mrs_per_netns,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,
