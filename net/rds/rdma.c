@@ -701,6 +701,14 @@ struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
 	 */
 	if (args->local_addr & 7)
 		return ERR_PTR(-EFAULT);
+	/* Ours: the peer's device refuses an atomic at an address not 8
+	 * aligned with a remote access error, which resets the connection
+	 * under every message queued on it.  A region is mapped from its
+	 * page's offset (the cookie's), so the peer's address and the
+	 * memory behind it agree modulo 8.
+	 */
+	if ((args->remote_addr + rds_rdma_cookie_offset(args->cookie)) & 7)
+		return ERR_PTR(-EINVAL);
 	op = rds_rdma_op_alloc(rs, 1, args->flags, args->user_token);
 	if (!op)
 		return ERR_PTR(-ENOMEM);

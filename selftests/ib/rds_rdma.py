@@ -496,6 +496,12 @@ def case_atomic(addr, peer):
                  0, dst)
     expect_errno("local address 0", errno.EFAULT, p.user.sendmsg, [b""],
                  [atomic_args(F, cookie, 0, 0, N, 6, [1])], 0, dst)
+    # Ours: in-tree sends it, and the peer's remote access error resets
+    # the connection.
+    expect_errno("remote address not 8-aligned", errno.EINVAL,
+                 p.user.sendmsg, [b""],
+                 [atomic_args(F, cookie, 12, local.addr, N, 6, [1])],
+                 0, dst)
     expect_errno("two atomics", errno.EINVAL, p.user.sendmsg, [b""],
                  [atomic_args(F, cookie, 0, local.addr, N, 6, [1]),
                   atomic_args(C, cookie, 0, local.addr, N, 7, [1])], 0, dst)
