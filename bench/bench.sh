@@ -17,6 +17,8 @@
 # receiver and the task that answers it run at once. CPU per message is
 # the whole guest's busy time over the messages. --cpus 1 boots
 # uniprocessor guests, to compare with the runs before issue #35.
+# PIN_VCPUS=1 (a profile's; RDS_BENCH_PIN_VCPUS overrides) puts each vCPU
+# of the guest on a host core of its own (run-guest.sh's RDSVM_PIN_VCPUS).
 # Nothing else should run on the machine meanwhile.
 
 set -u
@@ -67,6 +69,7 @@ for round in $(seq 1 "$ROUNDS"); do
 		log=$out/guest-$stack-$round
 		# Profiles (PERF_WORKLOADS) in round 1 only: they cost a run each.
 		if ! RDS_BENCH_PERF=$([ "$round" = 1 ] && echo 1 || echo 0) RDSVM_CPUS=$cpus \
+			RDSVM_PIN_VCPUS=${RDS_BENCH_PIN_VCPUS:-${PIN_VCPUS:-0}} \
 			"$root/selftests/vm/run-guest.sh" ${kver:+--kver "$kver"} --quiet \
 			--append "$append" --timeout 2400 --out "$log" -- bench/guest-bench.sh "$stack" "$profile"; then
 			echo "bench: the $stack guest of round $round failed (see $log)"

@@ -24,6 +24,8 @@
 # which the command gets three quarters) fail the run even when the command
 # succeeded. Environment variables named RDS_* are passed on to the command.
 # RDSVM_SLOTS=N: at most N guests at once, the others wait (slots.sh).
+# RDSVM_PIN_VCPUS=1: each vCPU's thread on a host core of its own, vCPU N
+# on core N modulo the host's cores (make bench: see pin_vcpus below).
 #
 # --overlay makes the whole root writable, a tmpfs over the host's (/var
 # included, no tmpfs of its own), for tests that install packages with dpkg.
@@ -172,6 +174,30 @@ $overlay && cmdline+=" RDSVM_OVERLAY=1"
 boot_base=120
 $debug_kernel && boot_base=180
 boot_limit=${RDSVM_BOOT_LIMIT:-}
+# pin_vcpus: with RDSVM_PIN_VCPUS=1, QEMU's vCPU threads ("CPU N/TCG")
+# each on one host core. Left free, the host's scheduler moves both vCPUs
+# and QEMU's other threads between its two cores at will, and a guest's
+# two CPUs run now together, now one after the other: make bench's
+# per-round ratios swung 0.4-2.5 (results-8). QEMU's other threads (I/O,
+# the main loop) stay free.
+pin_vcpus() {
+	local t comm n cores
+
+	[ "${RDSVM_PIN_VCPUS:-0}" = 1 ] || return 0
+	cores=$(nproc)
+	for t in /proc/"$qemu"/task/*; do
+		comm=$(cat "$t/comm" 2>/dev/null) || continue
+		case $comm in
+		"CPU "*/TCG)
+			n=${comm#CPU }
+			n=${n%/TCG}
+			taskset -pc $((n % cores)) "${t##*/}" >/dev/null ||
+				echo "run-guest: cannot pin $comm" >&2
+			;;
+		esac
+	done
+}
+
 boot_watch() {
 	local waited=0 guests cores limit
 
@@ -184,7 +210,10 @@ boot_watch() {
 			[ $((boot_base * guests)) -le "$limit" ] ||
 				limit=$((boot_base * guests))
 		fi
-		grep -q '^guest: ' "$out/console.log" 2>/dev/null && return
+		if grep -q '^guest: ' "$out/console.log" 2>/dev/null; then
+			pin_vcpus
+			return
+		fi
 		kill -0 "$qemu" 2>/dev/null || return
 		# A guest whose APIC timer failed its check hung in its
 		# first wait on a timer (see above): such a boot never ends,
@@ -224,6 +253,7 @@ boot() {
 	# shellcheck disable=SC2086 # qemu_args is a list of words
 	timeout --kill-after=10 "$timeout" \
 		qemu-system-x86_64 -accel tcg,thread=multi -cpu "$cpu_model" -smp $cpus -m 2G \
+			-name rdsvm,debug-threads=on \
 			-nodefaults -display none -serial stdio -no-reboot \
 			-kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$cmdline" \
 			-fsdev local,id=root,path=/,readonly=on,multidevs=remap,security_model=none \
