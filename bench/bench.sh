@@ -71,7 +71,8 @@ for round in $(seq 1 "$ROUNDS"); do
 		if ! RDS_BENCH_PERF=$([ "$round" = 1 ] && echo 1 || echo 0) RDSVM_CPUS=$cpus \
 			RDSVM_PIN_VCPUS=${RDS_BENCH_PIN_VCPUS:-${PIN_VCPUS:-0}} \
 			"$root/selftests/vm/run-guest.sh" ${kver:+--kver "$kver"} --quiet \
-			--append "$append" --timeout 2400 --out "$log" -- bench/guest-bench.sh "$stack" "$profile"; then
+			--append "$append" --timeout "${GUEST_TIMEOUT:-2400}" --out "$log" \
+			-- bench/guest-bench.sh "$stack" "$profile"; then
 			echo "bench: the $stack guest of round $round failed (see $log)"
 			failed=1
 		fi

@@ -57,6 +57,43 @@ dp_exec() {
 	[ "$1" = - ] || echo "ip netns exec $1"
 }
 
+# dp_alive PID: PID is there and not a zombie.
+dp_alive() {
+	local state
+
+	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# dp_stop PID...: TERM, and what is still there 10 s later is shown (where
+# it sleeps in the kernel: a task stuck in an RDS call is a finding) and
+# KILLed; a task that outlives KILL too is left, not waited for, so that
+# a row never holds the guest until its timeout (CI lost half an hour so).
+dp_stop() {
+	local p left=
+
+	kill "$@" 2>/dev/null
+	for _ in $(seq 50); do
+		left=
+		for p; do
+			dp_alive "$p" && left="$left $p"
+		done
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
+	for p in $left; do
+		echo "bench: $(cat "/proc/$p/comm" 2>/dev/null) ($p) still there 10 s after TERM, in the kernel at:" >&2
+		sed 's/^/bench:   /' "/proc/$p/stack" >&2 2>/dev/null
+		kill -9 "$p" 2>/dev/null
+	done
+	sleep 1
+	for p; do
+		dp_alive "$p" && { echo "bench: $p outlived KILL" >&2; continue; }
+		wait "$p" 2>/dev/null
+	done
+	return 0
+}
+
 # dp_wait_for FILE WORD SECS: FILE has a line with WORD within SECS.
 dp_wait_for() {
 	local i
@@ -102,8 +139,7 @@ dp_receivers() {
 	dp_py=$!
 	dp_wait_for "$1/recv-x" ready 30 && dp_wait_for "$1/recv-y" ready 30 && return 0
 	sed "s/^/bench: receiver: /" "$1"/recv-* >&2
-	kill $dp_px $dp_py 2>/dev/null
-	wait $dp_px $dp_py
+	dp_stop $dp_px $dp_py
 	return 1
 }
 
@@ -120,8 +156,7 @@ dp_warmup() {
 	$(dp_exec "$1") python3 "$DP_TOOL" send "$2" $DP_PORT "$4" "$6" poll >"$dir/send" 2>&1 &
 	pid=$!
 	dp_wait_for "$dir/send" ready 30 && sleep 3
-	kill $pid $dp_px $dp_py
-	wait $pid $dp_px $dp_py
+	dp_stop $pid $dp_px $dp_py
 	return 0
 }
 
@@ -164,9 +199,7 @@ dp_run() {
 		rc=1
 	fi
 	"$silence" del
-	kill $pid 2>/dev/null
-	kill $dp_px $dp_py
-	wait $pid $dp_px $dp_py
+	dp_stop $pid $dp_px $dp_py
 	out=$(grep '^{.*phases' "$dir/send")
 	back=$(dp_reach "$nsa" "$a" "$x" 60) || back=-1
 	if [ $rc != 0 ] || [ -z "$out" ]; then

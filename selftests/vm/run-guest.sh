@@ -181,11 +181,16 @@ boot_limit=${RDSVM_BOOT_LIMIT:-}
 # per-round ratios swung 0.4-2.5 (results-8). QEMU's other threads (I/O,
 # the main loop) stay free.
 pin_vcpus() {
-	local t comm n cores
+	local t comm n cores pid
 
 	[ "${RDSVM_PIN_VCPUS:-0}" = 1 ] || return 0
 	cores=$(nproc)
-	for t in /proc/"$qemu"/task/*; do
+	# $qemu is timeout(1)'s pid; QEMU is its child.
+	pid=$(pgrep -P "$qemu" -x qemu-system-x86) || {
+		echo "run-guest: no QEMU to pin" >&2
+		return 0
+	}
+	for t in /proc/"$pid"/task/*; do
 		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		case $comm in
 		"CPU "*/TCG)
