@@ -33,6 +33,7 @@
 #define _RDS_TRANSPORT_H
 
 #include <linux/types.h>
+#include <linux/dma-direction.h>
 #include <linux/in6.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -767,8 +768,12 @@ struct rds_transport {
 	 * time.  A device may go before its MRs do (rdma link del): the
 	 * transport then drops their mappings itself, in its device removal,
 	 * and mr_release has nothing left to undo on the device.
-	 * mr_sync: optional, any context: a peer announced that its RDMA into
-	 * @mr is done (RDS_EXTHDR_RDMA): make what it wrote visible to the CPU.
+	 * mr_sync: optional, any context with IRQs on, never under a
+	 * spinlock of ours (with a bounce buffer it copies the region):
+	 * DMA_FROM_DEVICE when a peer announced that its RDMA into @mr is
+	 * done (RDS_EXTHDR_RDMA): make what it wrote visible to the CPU;
+	 * DMA_TO_DEVICE when @mr goes to a peer (RDS_CMSG_RDMA_DEST): make
+	 * what the CPU wrote visible to the device, for the peer's READ.
 	 * mr_invalidate: optional, in process context, before mr_release
 	 * when many MRs go at once: start killing the remote key without
 	 * waiting, so that mr_release waits for all of them together.
@@ -795,7 +800,7 @@ struct rds_transport {
 	int (*mr_register)(struct rds_device *dev, struct rds_mr *mr);
 	void (*mr_invalidate)(struct rds_mr *mr);
 	void (*mr_release)(struct rds_mr *mr, bool invalidate);
-	void (*mr_sync)(struct rds_mr *mr);
+	void (*mr_sync)(struct rds_mr *mr, enum dma_data_direction dir);
 	int (*xmit_rdma)(struct rds_conn_path *cp, struct rds_message *rm);
 	int (*xmit_atomic)(struct rds_conn_path *cp, struct rds_message *rm);
 };

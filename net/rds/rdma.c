@@ -456,15 +456,25 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 	}
 }
 
-bool rds_rdma_have_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)
+bool rds_rdma_dest_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)
 {
 	unsigned long flags;
-	bool found;
+	struct rds_mr *mr;
 
 	spin_lock_irqsave(&rs->rs_mr_lock, flags);
-	found = rds_mr_find(rs, rds_rdma_cookie_key(cookie));
+	mr = rds_mr_find(rs, rds_rdma_cookie_key(cookie));
+	if (mr)
+		kref_get(&mr->r_kref);
 	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
-	return found;
+	if (!mr)
+		return false;
+	/* As in-tree: the peer may READ what the user wrote since the
+	 * region was mapped.
+	 */
+	if (mr->r_trans && mr->r_trans->mr_sync)
+		mr->r_trans->mr_sync(mr, DMA_TO_DEVICE);
+	rds_mr_put(mr);
+	return true;
 }
 
 /* As in-tree: the peer's RDMA is done with a use-once region, which goes
@@ -472,8 +482,8 @@ bool rds_rdma_have_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie)
  */
 void rds_rdma_unuse(struct rds_sock *rs, u32 key)
 {
+	struct rds_mr *mr, *sync = NULL;
 	unsigned long flags;
-	struct rds_mr *mr;
 
 	spin_lock_irqsave(&rs->rs_mr_lock, flags);
 	mr = rds_mr_find(rs, key);
@@ -481,14 +491,21 @@ void rds_rdma_unuse(struct rds_sock *rs, u32 key)
 		rds_mr_unlink(rs, mr);
 		mr->r_invalidate = true;
 	} else {
-		/* It stays: what the peer wrote into it is the user's to
-		 * read now.
-		 */
-		if (mr && mr->r_trans && mr->r_trans->mr_sync)
-			mr->r_trans->mr_sync(mr);
+		if (mr && mr->r_trans && mr->r_trans->mr_sync) {
+			kref_get(&mr->r_kref);
+			sync = mr;
+		}
 		mr = NULL;
 	}
 	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
+	if (sync) {
+		/* It stays: what the peer wrote into it is the user's to
+		 * read now.  Out of rs_mr_lock, with IRQs on: with a bounce
+		 * buffer the sync copies the whole region.
+		 */
+		sync->r_trans->mr_sync(sync, DMA_FROM_DEVICE);
+		kref_put(&sync->r_kref, rds_mr_free_deferred);
+	}
 	if (mr)
 		kref_put(&mr->r_kref, rds_mr_free_deferred);
 }

@@ -69,8 +69,10 @@ struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
 void rds_rdma_op_free(struct rds_rdma_op *op);
 /* Reports @status to the sender, if nobody did yet and it wants it. */
 void rds_rdma_notify(struct rds_rdma_op *op, int status);
-/* Whether @rs has a region with the key of @cookie (RDS_CMSG_RDMA_DEST). */
-bool rds_rdma_have_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie);
+/* Whether @rs has a region with the key of @cookie (RDS_CMSG_RDMA_DEST);
+ * if so, synced for the device first.  Process context.
+ */
+bool rds_rdma_dest_mr(struct rds_sock *rs, rds_rdma_cookie_t cookie);
 /* RDS_EXTHDR_RDMA arrived for @rs: the peer used @key; a use-once region
  * goes.  Any context.
  */

@@ -773,7 +773,7 @@ static int rds_send_rdma(struct rds_sock *rs, struct rds_message *rm,
 		if (ret)
 			return ret;
 		c->mapped = cookie;
-	} else if (c->have_dest && !rds_rdma_have_mr(rs, cookie)) {
+	} else if (c->have_dest && !rds_rdma_dest_mr(rs, cookie)) {
 		return -EINVAL;
 	}
 	if (c->map || c->have_dest) {

@@ -543,7 +543,7 @@ struct rds_ib_device *rds_ib_addr_device(struct net *net,
 int rds_ib_mr_register(struct rds_device *dev, struct rds_mr *mr);
 void rds_ib_mr_invalidate(struct rds_mr *mr);
 void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
-void rds_ib_mr_sync(struct rds_mr *mr);
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 void rds_ib_mr_domain_remove(struct rds_ib_domain *dom);
 
 /* cm.c */

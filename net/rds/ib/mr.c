@@ -88,7 +88,9 @@ enum rds_ib_mr_state {
  * region's whole life (the generic layer holds the reference, r_dev).
  * ibmr_mapped says the region is on dom_mrs with ibmr_sgt DMA-mapped;
  * whichever of release and device removal unmaps it clears it, under
- * dom_mutex and dom_lock both (mr_sync reads it under dom_lock only).
+ * dom_mutex and dom_lock both, then waits for the syncs that saw it set
+ * (ibmr_syncing, taken under dom_lock: mr_sync runs outside any lock, as
+ * with a bounce buffer it copies the whole region).
  * ibmr_cqe is the completion of the one work request the region may have
  * posted at a time.
  */
@@ -97,6 +99,7 @@ struct rds_ib_mr {
 	struct ib_cqe		ibmr_cqe;
 	enum rds_ib_mr_state	ibmr_state;
 	bool			ibmr_mapped;
+	atomic_t		ibmr_syncing;	/* mr_syncs under way */
 	struct rds_ib_domain	*ibmr_dom;
 	struct ib_mr		*ibmr_mr;
 	unsigned int		ibmr_max_pages;	/* of ibmr_mr's page list */
@@ -234,6 +237,8 @@ static void rds_ib_mr_unmap(struct rds_ib_domain *dom, struct rds_ib_mr *ibmr)
 	spin_unlock_irqrestore(&dom->dom_lock, flags);
 	if (ibmr->ibmr_state != RDS_IB_MR_IDLE)
 		rds_ib_mr_dereg(ibmr);
+	/* A sync under way ends in the time one copy of the region takes. */
+	wait_event(dom->dom_wq, !atomic_read(&ibmr->ibmr_syncing));
 	ib_dma_unmap_sgtable_attrs(dev, &ibmr->ibmr_sgt, DMA_BIDIRECTIONAL, 0);
 	sg_free_table(&ibmr->ibmr_sgt);
 }
@@ -510,25 +515,36 @@ void rds_ib_mr_release(struct rds_mr *mr, bool invalidate)
 	mr->r_trans_private = NULL;
 }
 
-/* A peer's RDMA into the region is done: what it wrote is the CPU's to
- * read.  Any context.
+/* DMA_FROM_DEVICE: a peer's RDMA into the region is done, what it wrote
+ * is the CPU's to read; DMA_TO_DEVICE: the region goes to a peer, what
+ * the CPU wrote is the device's to read.  Any context with IRQs on: with
+ * a bounce buffer (swiotlb) each is a copy of the whole region.
  */
-void rds_ib_mr_sync(struct rds_mr *mr)
+void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir)
 {
 	struct rds_ib_mr *ibmr = mr->r_trans_private;
 	struct rds_ib_domain *dom = ibmr->ibmr_dom;
-	struct ib_device *dev;
+	struct ib_device *dev = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dom->dom_lock, flags);
 	if (ibmr->ibmr_mapped) {
 		dev = dom->dom_rdev->rd_dev;
-		if (!ib_uses_virt_dma(dev))
-			dma_sync_sgtable_for_cpu(dev->dma_device,
-						 &ibmr->ibmr_sgt,
-						 DMA_BIDIRECTIONAL);
+		atomic_inc(&ibmr->ibmr_syncing);
 	}
 	spin_unlock_irqrestore(&dom->dom_lock, flags);
+	if (!dev)
+		return;
+	if (ib_uses_virt_dma(dev))
+		;	/* no DMA: the device reads and writes the pages */
+	else if (dir == DMA_TO_DEVICE)
+		dma_sync_sgtable_for_device(dev->dma_device, &ibmr->ibmr_sgt,
+					    DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sgtable_for_cpu(dev->dma_device, &ibmr->ibmr_sgt,
+					 DMA_BIDIRECTIONAL);
+	if (atomic_dec_and_test(&ibmr->ibmr_syncing))
+		wake_up_all(&dom->dom_wq);
 }
 
 /* @dom gives its device back (device removal, or its last reference),
