@@ -86,7 +86,7 @@ dp_stop() {
 		sed 's/^/bench:   /' "/proc/$p/stack" >&2 2>/dev/null
 		kill -9 "$p" 2>/dev/null
 	done
-	sleep 1
+	[ -z "$left" ] || sleep 1
 	for p; do
 		dp_alive "$p" && { echo "bench: $p outlived KILL" >&2; continue; }
 		wait "$p" 2>/dev/null

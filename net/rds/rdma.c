@@ -710,6 +710,7 @@ struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
 					  const struct rds_atomic_args *args)
 {
 	struct rds_iovec vec = { .addr = args->local_addr, .bytes = 8 };
+	u64 remote = args->remote_addr + rds_rdma_cookie_offset(args->cookie);
 	struct rds_rdma_op *op;
 	int ret;
 
@@ -724,15 +725,14 @@ struct rds_rdma_op *rds_rdma_atomic_build(struct rds_sock *rs, int type,
 	 * page's offset (the cookie's), so the peer's address and the
 	 * memory behind it agree modulo 8.
 	 */
-	if ((args->remote_addr + rds_rdma_cookie_offset(args->cookie)) & 7)
+	if (remote & 7)
 		return ERR_PTR(-EINVAL);
 	op = rds_rdma_op_alloc(rs, 1, args->flags, args->user_token);
 	if (!op)
 		return ERR_PTR(-ENOMEM);
 	op->op_atomic = type;
 	op->op_rkey = rds_rdma_cookie_key(args->cookie);
-	op->op_remote_addr = args->remote_addr +
-			     rds_rdma_cookie_offset(args->cookie);
+	op->op_remote_addr = remote;
 	op->op_bytes = 8;
 	switch (type) {
 	case RDS_CMSG_ATOMIC_CSWP:

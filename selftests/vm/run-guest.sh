@@ -175,11 +175,10 @@ boot_base=120
 $debug_kernel && boot_base=180
 boot_limit=${RDSVM_BOOT_LIMIT:-}
 # pin_vcpus: with RDSVM_PIN_VCPUS=1, QEMU's vCPU threads ("CPU N/TCG")
-# each on one host core. Left free, the host's scheduler moves both vCPUs
-# and QEMU's other threads between its two cores at will, and a guest's
-# two CPUs run now together, now one after the other: make bench's
-# per-round ratios swung 0.4-2.5 (results-8). QEMU's other threads (I/O,
-# the main loop) stay free.
+# each on one host core; QEMU's other threads (I/O, the main loop) stay
+# free. Tried against make bench's per-round swings (results-8): they
+# stayed as wide pinned as free, the boot's doing, not the host's
+# placement (performance.rst, "Pinning the vCPUs"). Kept as an option.
 pin_vcpus() {
 	local t comm n cores pid
 
