@@ -428,6 +428,74 @@ static int find_sender(int *side, const struct sockaddr_storage *from)
 	return -1;
 }
 
+#define GOLDEN	0x9e3779b97f4a7c15ULL
+
+/* Which message, of any flow, wrote word @v, and where in it. */
+static void name_origin(uint64_t v)
+{
+	uint64_t inv = GOLDEN, k, seq;
+	int i, d, s, to, r;
+
+	/* The inverse of an odd number modulo 2^64, by Newton's iteration. */
+	for (i = 0; i < 6; i++)
+		inv *= 2 - GOLDEN * inv;
+	for (i = 0; i < 4 * nsocks * nsocks; i++) {
+		struct flow *f;
+
+		r = i % nsocks;
+		to = i / nsocks % 2;
+		s = i / nsocks / 2 % nsocks;
+		d = i / nsocks / 2 / nsocks;
+		f = &flows[d][s][to][r];
+		for (seq = 0; f->active && seq < f->total; seq++) {
+			k = (v - msg_base(d, s, to, r, seq)) * inv;
+			if (k >= (1 << 21) / 8)
+				continue;
+			fprintf(stderr,
+				"    from %c%d -> %c%d message %llu (sent %llu, rcvd %llu) at offset %llu\n",
+				"AB"[d], s, "AB"[to], r,
+				(unsigned long long)seq,
+				(unsigned long long)f->sent,
+				(unsigned long long)f->rcvd,
+				(unsigned long long)k * 8);
+			return;
+		}
+	}
+	fprintf(stderr, "    from no message: %016llx\n", (unsigned long long)v);
+}
+
+/*
+ * Where a corrupt message went wrong: each run of bad words, and for its
+ * first word the message (of any flow) and offset it came from. A stale
+ * receive buffer or a reused send slot names an older message there.
+ */
+static void trace_bad_bytes(const unsigned char *buf, unsigned int len,
+			    uint64_t base)
+{
+	unsigned int i, words = len / 8, start = 0, runs = 0;
+	uint64_t w = base, v;
+	int bad = 0;
+
+	for (i = 0; i <= words && runs < 8; i++, w += GOLDEN) {
+		int now_bad = 0;
+
+		if (i < words) {
+			memcpy(&v, buf + i * 8, 8);
+			now_bad = v != w;
+		}
+		if (now_bad && !bad) {
+			start = i;
+			fprintf(stderr, "  bad from byte %u\n", i * 8);
+			name_origin(v);
+		} else if (!now_bad && bad) {
+			fprintf(stderr, "  bad bytes %u..%u (%u bytes)\n",
+				start * 8, i * 8 - 1, (i - start) * 8);
+			runs++;
+		}
+		bad = now_bad;
+	}
+}
+
 /* Explains a mismatch: a duplicate, a gap, or garbage. */
 static void diagnose(const unsigned char *buf, unsigned int len, int side,
 		     int s, int to, int r, uint64_t expect)
@@ -445,6 +513,7 @@ static void diagnose(const unsigned char *buf, unsigned int len, int side,
 		}
 	}
 	fprintf(stderr, "  it matches no nearby message (corrupt)\n");
+	trace_bad_bytes(buf, len, msg_base(side, s, to, r, expect));
 }
 
 static int pump_recv(struct rsock *rs, int *extra)
