@@ -795,10 +795,70 @@ def case_noversion(addr, peer, own, ko):
         lst.close()
 
 
+def case_memory(src, dst, n="200", extra="4194304"):
+    """N requests from SRC with distinct TOS while max_ring_memory is what
+    the rings pin now plus EXTRA bytes: some accepted, on shrunk rings,
+    the others refused as a limit is (not as a version problem), counted
+    in ib_ring_refused; the bound never passed, nor after the peer let
+    go of them."""
+    n, extra = int(n), int(extra)
+    names = ("ib_ring_shrunk", "ib_ring_refused")
+    old = (sysctl("max_ring_memory"), sysctl("max_ring_memory_per_netns"))
+    base = sysctl("ring_memory")
+    bound = base + extra
+    peers = []
+    accepted = refused_n = 0
+    try:
+        sysctl("max_ring_memory_per_netns", bound)
+        sysctl("max_ring_memory", bound)
+        before = counters(*names)
+        for tos in range(1, n + 1):
+            p = Peer(src, dst, 4)
+            got = p.connect(rds_priv(src, dst, 4, 1, 3, tos=tos), 1, 1)
+            used = sysctl("ring_memory")
+            if used > bound:
+                raise Fail("TOS %d: ring_memory %d over the bound %d" %
+                           (tos, used, bound))
+            if got and got[0] == ESTABLISHED:
+                accepted += 1
+                peers.append(p)
+                continue
+            p.close()
+            if not refused(got):
+                raise Fail("TOS %d: neither accepted nor refused" % tos)
+            refused_n += 1
+        after = counters(*names)
+        print("%d requests: %d accepted, %d refused; shrunk %d, refused %d"
+              % (n, accepted, refused_n,
+                 after["ib_ring_shrunk"] - before["ib_ring_shrunk"],
+                 after["ib_ring_refused"] - before["ib_ring_refused"]))
+        check(accepted > 0 and refused_n > 0, "some accepted, some refused")
+        # And more: the path each refused request made tries to
+        # connect to the peer's address, whose listener is ours too.
+        check(after["ib_ring_refused"] - before["ib_ring_refused"] >=
+              refused_n, "ib_ring_refused counted each refusal")
+        check(after["ib_ring_shrunk"] > before["ib_ring_shrunk"],
+              "rings were shrunk before any was refused")
+        # The paths the refused requests made keep trying to connect to
+        # the peer's address (its listener is ours): under the bound too.
+        for p in peers:
+            p.close()
+        del peers[:]
+        time.sleep(2)
+        used = sysctl("ring_memory")
+        check(used <= bound, "with the peer gone, ring_memory %d <= %d" %
+              (used, bound))
+    finally:
+        for p in peers:
+            p.close()
+        sysctl("max_ring_memory", old[0])
+        sysctl("max_ring_memory_per_netns", old[1])
+
+
 CASES = {"depths": case_depths, "v40": case_v40, "incompat": case_incompat,
          "noversion": case_noversion, "forged": case_forged,
          "limits": case_limits, "crossns": case_crossns,
-         "stall": case_stall}
+         "stall": case_stall, "memory": case_memory}
 
 if __name__ == "__main__":
     try:

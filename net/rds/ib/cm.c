@@ -644,6 +644,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	u16 version;
 	int dev_if;
 	int state;
+	int ret;
 
 	version = rds_ib_protocol_compatible(cmn);
 	if (!version) {
@@ -683,8 +684,12 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			rds_conn_path_error(cp, "peer connected again");
 		goto reject_put;
 	}
-	if (rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
-			  version, isv6, peer)) {
+	ret = rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
+			    version, isv6, peer);
+	if (ret) {
+		/* No memory left for its rings (mem.c): later, perhaps. */
+		if (ret == -ENOBUFS)
+			reject = RDS_IB_REJ_REFUSED;
 		rds_conn_path_error(cp, "cannot accept");
 		goto reject_put;
 	}

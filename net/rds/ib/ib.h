@@ -19,7 +19,8 @@
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
  *           -> rds_ib_devices_mutex -> rds_ib_domains_mutex -> dom_mutex
  *             -> rd_lock -> dom_lock (see struct rds_ib_domain)
- *   rin_accept_lock (the accept counts) is a leaf, taken anywhere.
+ *   rin_accept_lock (the accept counts) is a leaf, taken anywhere;
+ *   rds_ib_mem_mutex (ring admissions, mem.c) a leaf under i_mutex.
  *   A receive budget (struct rds_ib_recv_budget) has no lock: atomics.
  * Our event handler never takes cp_cm_lock, so shutdown may destroy an id
  * while holding it (in-tree 6.1 takes its connection mutex in the handler
@@ -81,6 +82,11 @@
  */
 #define RDS_IB_DEFAULT_ACCEPT_PER_PEER	1024
 #define RDS_IB_DEFAULT_ACCEPT_MAX	16384
+/* Ours: the smallest rings a connection is admitted with when memory is
+ * short (mem.c); the sysctls may ask for smaller ones still.
+ */
+#define RDS_IB_MIN_SEND_WR		16
+#define RDS_IB_MIN_RECV_WR		64
 
 /* Flow control: h_credit is a u8, so an update gives at most this many. */
 #define RDS_IB_MAX_ADV_CREDIT		255
@@ -248,23 +254,27 @@ struct rds_ib_send_slot {
 /* The receive pages of one ring (one queue pair of a path): those in its
  * slots and those its messages took, until each message is freed, which
  * may be long after the ring and its connection are gone (an unread
- * message on a socket).  rb_held counts them; they count in the global
- * total too (max_recv_allocation, recv.c).  Up to rb_reserve, the ring's
- * size, a ring may always hold pages, whatever the others hold: so it can
- * keep its receives posted while it delivers, and a socket that never
- * reads stops only its own connection once its ring is used up.  Beyond
- * its ring it takes pages only while the total is under the cap.
+ * message on a socket).  rb_held counts them up to rb_reserve, the
+ * ring's size, rb_extra those beyond; all count in the global total too
+ * (max_recv_allocation, recv.c).  Up to rb_reserve a ring may always hold
+ * pages, whatever the others hold: its admission counted them against
+ * max_ring_memory (mem.c), so it can keep its receives posted while it
+ * delivers, and a socket that never reads stops only its own connection
+ * once its ring is used up.  Beyond its ring it takes pages only while
+ * both totals are under their caps; those go back first.
  *
  * Lifetime: rb_ref.  Every slot of the ring holds one from the ring's
  * first refill until rds_ib_recv_slot_release() (the ring's free, in
  * shutdown or a failed setup), and every message with pages from it
- * (ii_budget) holds one until rds_ib_inc_free().  No lock: pages are only
+ * (ii_budget) holds one until rds_ib_inc_free(); the last gives the
+ * ring's admitted receive pages back to the bound.  No lock: pages are only
  * charged by the ring's refill, which runs under i_mutex (or before the
  * ring is published), and uncharged anywhere, atomically.
  */
 struct rds_ib_recv_budget {
 	refcount_t		rb_ref;
-	atomic_t		rb_held;
+	atomic_t		rb_held;	/* within rb_reserve */
+	atomic_t		rb_extra;	/* beyond it */
 	u32			rb_reserve;
 };
 
@@ -321,6 +331,8 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RX_ALLOC_RESERVE,
 	RDS_IB_STAT_CONNECT_TIMEOUT,
 	RDS_IB_STAT_ACK_QUIET,
+	RDS_IB_STAT_RING_SHRUNK,
+	RDS_IB_STAT_RING_REFUSED,
 	RDS_IB_STAT_NR
 };
 
@@ -440,6 +452,15 @@ struct rds_ib_connection {
 	atomic_t		i_recv_unposted; /* how many: see recv.c */
 	struct rds_ib_incoming	*i_ibinc;	/* being reassembled */
 	u32			i_recv_rem;	/* its payload bytes still due */
+
+	/* What the rings were admitted with (mem.c), in pages, under
+	 * i_mutex with the rings: the netns charged, the send part, the
+	 * receive part until the ring's budget takes it, and after.
+	 */
+	struct rds_ib_net	*i_mem_rin;
+	u32			i_mem_send;
+	u32			i_mem_recv;
+	u32			i_mem_recv_given;
 };
 
 static inline struct rds_connection *rds_ib_conn(struct rds_ib_connection *ic)
@@ -482,6 +503,7 @@ struct rds_ib_net {
 	struct rdma_cm_id	*rin_listen;
 	struct rdma_cm_id	*rin_listen6;
 
+	atomic_long_t		rin_ring_pages;	/* its rings' share, mem.c */
 	spinlock_t		rin_accept_lock;	/* counts, rin_peers */
 	unsigned int		rin_accepted;
 	u32			rin_peer_seed;
@@ -503,6 +525,8 @@ extern unsigned int rds_ib_sysctl_retry_count;
 extern unsigned int rds_ib_sysctl_ack_timeout;
 extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
+extern unsigned long rds_ib_sysctl_max_ring_memory;
+extern unsigned long rds_ib_sysctl_max_ring_memory_netns;
 extern unsigned int rds_ib_sysctl_max_mrs_per_device;
 extern unsigned int rds_ib_sysctl_max_mrs_per_netns;
 extern unsigned int rds_ib_sysctl_max_accepted_per_peer;
@@ -545,6 +569,15 @@ void rds_ib_mr_invalidate(struct rds_mr *mr);
 void rds_ib_mr_release(struct rds_mr *mr, bool invalidate);
 void rds_ib_mr_sync(struct rds_mr *mr, enum dma_data_direction dir);
 void rds_ib_mr_domain_remove(struct rds_ib_domain *dom);
+
+/* mem.c */
+int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
+		     u32 *send_nr, u32 *recv_nr);
+void rds_ib_mem_release(struct rds_ib_connection *ic);
+void rds_ib_mem_recv_take(struct rds_ib_connection *ic);
+void rds_ib_mem_put(unsigned long pages);
+bool rds_ib_mem_get_extra(void);
+unsigned long rds_ib_mem_pages(void);
 
 /* cm.c */
 int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);

@@ -139,6 +139,11 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	/* Ours: attempts not up within RDS_IB_CONNECT_MS, dropped (cm.c). */
 	[RDS_IB_STAT_CONNECT_TIMEOUT]		= "ib_connect_timeout",
 	[RDS_IB_STAT_ACK_QUIET]			= "ib_ack_quiet",
+	/* Ours: connections given smaller rings, or refused, for want of
+	 * ring memory (mem.c).
+	 */
+	[RDS_IB_STAT_RING_SHRUNK]		= "ib_ring_shrunk",
+	[RDS_IB_STAT_RING_REFUSED]		= "ib_ring_refused",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

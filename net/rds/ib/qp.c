@@ -213,15 +213,19 @@ err_send:
 	return ret;
 }
 
-/* Ring sizes from the sysctls, within what the device can queue: one send
+/* Ring sizes from the sysctls, within what the device can queue (one send
  * entry is the ack's, and each queue keeps one for ib_drain_qp(), which
- * posts a request of its own to learn that all before it completed (on a
- * full queue that post fails, and the drain with it).
+ * posts a request of its own to learn that all before it completed: on a
+ * full queue that post fails, and the drain with it), and within the
+ * memory the host and the netns have left for rings (mem.c): -ENOBUFS
+ * when not even the smallest rings fit.
  */
-static void rds_ib_size_rings(struct rds_ib_connection *ic,
-			      struct rds_ib_device *rdev)
+static int rds_ib_size_rings(struct rds_ib_connection *ic,
+			     struct rds_ib_device *rdev)
 {
+	struct rds_ib_net *rin = rds_ib_net(rds_conn_net(rds_ib_conn(ic)));
 	u32 max = max_t(u32, rdev->rd_max_wr, 4) - 2;
+	int ret;
 
 	ic->i_send_nr = clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_send_wr), 2, max);
@@ -229,6 +233,9 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 	ic->i_recv_nr = clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_recv_wr), 2,
 				min_t(u32, max, 0x7fff));
+	ret = rds_ib_mem_admit(ic, rin, &ic->i_send_nr, &ic->i_recv_nr);
+	if (ret)
+		return ret;
 	ic->i_credit_batch = clamp_t(u32, ic->i_recv_nr / 4, 1,
 				     RDS_IB_CREDIT_UPDATE);
 	/* Two for a fragment, as many as may be for an RDMA operation. */
@@ -245,6 +252,7 @@ static void rds_ib_size_rings(struct rds_ib_connection *ic,
 	ic->i_max_unsignaled = clamp_t(unsigned long,
 				       READ_ONCE(rds_ib_sysctl_max_unsig_wrs),
 				       1, ic->i_send_nr / 2);
+	return 0;
 }
 
 static int rds_ib_create_qp(struct rds_ib_connection *ic,
@@ -295,11 +303,12 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 		ic->i_dom = NULL;
 		goto err_dev;
 	}
-	rds_ib_size_rings(ic, rdev);
-
-	ret = rds_ib_bufs_alloc(ic, dev);
+	ret = rds_ib_size_rings(ic, rdev);
 	if (ret)
 		goto err_dom;
+	ret = rds_ib_bufs_alloc(ic, dev);
+	if (ret)
+		goto err_mem;
 	/* Connections take the device's completion vectors in turn, so
 	 * that their interrupts and polling spread over its CPUs rather
 	 * than all landing on vector 0's.
@@ -343,6 +352,8 @@ err_send_cq:
 	ic->i_send_cq = NULL;
 err_bufs:
 	rds_ib_bufs_free(ic, dev);
+err_mem:
+	rds_ib_mem_release(ic);
 err_dom:
 	rds_ib_domain_put(ic->i_dom);
 	ic->i_dom = NULL;
@@ -370,6 +381,7 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	ic->i_send_cq = NULL;
 	rds_ib_recv_reset(ic);
 	rds_ib_bufs_free(ic, rdev->rd_dev);
+	rds_ib_mem_release(ic);
 	ic->i_dev = NULL;
 	rds_ib_domain_put(ic->i_dom);
 	ic->i_dom = NULL;

@@ -25,20 +25,20 @@ struct kmem_cache *rds_ib_incoming_slab;
 static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* Receive pages held by all rings together: in their slots, or in
- * messages not yet freed.  max_recv_allocation caps it, but only for what
- * a ring takes beyond its own size (struct rds_ib_recv_budget): one cap
- * for all let a socket that never reads hold every page under it, and
- * then no other ring was refilled once used, and their peers stalled in
- * RNR retries.  So the total may pass the cap by what rings take within
- * their size; memory for rings is bounded by the connections there are
- * (and those a peer makes us accept by max_accepted) times max_recv_wr,
- * as their send rings are.
+ * messages not yet freed.  Each ring may always hold pages up to its own
+ * size, which its admission counted against max_ring_memory (mem.c); what
+ * it takes beyond that (struct rds_ib_recv_budget) counts there too, and
+ * is taken only under that bound and under max_recv_allocation, in-tree's
+ * cap on all receive pages: one cap for all, with no reserve, let a socket
+ * that never reads hold every page under it, and then no other ring was
+ * refilled once used, and their peers stalled in RNR retries.
  */
 static atomic_t rds_ib_recv_pages = ATOMIC_INIT(0);
 
 /* The budget of @ic's ring, made by its first refill: each slot holds a
- * reference until the ring is freed.  Under i_mutex, or before the ring is
- * published.
+ * reference until the ring is freed, and its admitted receive pages go
+ * back to the bound when the last reference does.  Under i_mutex, or
+ * before the ring is published.
  */
 static struct rds_ib_recv_budget *
 rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
@@ -53,6 +53,7 @@ rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 		return NULL;
 	refcount_set(&rb->rb_ref, ic->i_recv_nr);
 	rb->rb_reserve = ic->i_recv_nr;
+	rds_ib_mem_recv_take(ic);
 	for (i = 0; i < ic->i_recv_nr; i++)
 		ic->i_recvs[i].r_budget = rb;
 	return rb;
@@ -60,12 +61,14 @@ rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 
 static void rds_ib_recv_budget_put(struct rds_ib_recv_budget *rb)
 {
-	if (refcount_dec_and_test(&rb->rb_ref))
+	if (refcount_dec_and_test(&rb->rb_ref)) {
+		rds_ib_mem_put(rb->rb_reserve);
 		kfree(rb);
+	}
 }
 
 /* A page for @rb's ring: always within the ring's size, beyond it only
- * under the cap.  Only the ring's refill charges @rb (under i_mutex), so
+ * under the caps.  Only the ring's refill charges @rb (under i_mutex), so
  * rb_held cannot grow between the look and the increment; it may shrink,
  * which errs on the safe side.
  */
@@ -84,18 +87,28 @@ static bool rds_ib_recv_page_charge(struct rds_ib_recv_budget *rb)
 	}
 	old = atomic_read(&rds_ib_recv_pages);
 	do {
-		if (old >= max) {
-			rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_LIMIT);
-			return false;
-		}
+		if (old >= max)
+			goto limit;
 	} while (!atomic_try_cmpxchg(&rds_ib_recv_pages, &old, old + 1));
-	atomic_inc(&rb->rb_held);
+	if (!rds_ib_mem_get_extra()) {
+		atomic_dec(&rds_ib_recv_pages);
+		goto limit;
+	}
+	atomic_inc(&rb->rb_extra);
 	return true;
+
+limit:
+	rds_ib_stats_inc(RDS_IB_STAT_RX_ALLOC_LIMIT);
+	return false;
 }
 
+/* Pages are alike: one beyond the ring's size goes back first. */
 static void rds_ib_recv_page_uncharge(struct rds_ib_recv_budget *rb)
 {
-	atomic_dec(&rb->rb_held);
+	if (atomic_dec_if_positive(&rb->rb_extra) >= 0)
+		rds_ib_mem_put(1);
+	else
+		atomic_dec(&rb->rb_held);
 	atomic_dec(&rds_ib_recv_pages);
 }
 

@@ -25,6 +25,11 @@ unsigned int rds_ib_sysctl_flow_control;
  * init.
  */
 unsigned long rds_ib_sysctl_max_recv_allocation;
+/* Ours: bytes all rings of the host may pin, and one netns's rings (mem.c);
+ * they apply to the next connection.  Set at init.
+ */
+unsigned long rds_ib_sysctl_max_ring_memory;
+unsigned long rds_ib_sysctl_max_ring_memory_netns;
 /* Regions mapped on one device at most (mr.c); applies at once. */
 unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
 /* Of those, regions one netns maps on one device at most; applies at once. */
@@ -41,6 +46,18 @@ static unsigned int rds_ib_retry_max = 7;
 static unsigned int rds_ib_ack_timeout_max = 31;	/* 5 bits on the wire */
 
 static struct ctl_table_header *rds_ib_sysctl_hdr;
+
+/* ring_memory, read only: bytes the rings pin now (mem.c). */
+static int rds_ib_ring_memory_show(RDS_COMPAT_CTL_CONST struct ctl_table *table,
+				   int write, void *buffer, size_t *lenp,
+				   loff_t *ppos)
+{
+	unsigned long bytes = rds_ib_mem_pages() << PAGE_SHIFT;
+	struct ctl_table t = *table;
+
+	t.data = &bytes;
+	return proc_doulongvec_minmax(&t, write, buffer, lenp, ppos);
+}
 
 static struct ctl_table rds_ib_sysctl_table[] = {
 	{
@@ -105,6 +122,26 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.proc_handler	= proc_doulongvec_minmax,
 	},
 	{
+		.procname	= "max_ring_memory",
+		.data		= &rds_ib_sysctl_max_ring_memory,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "max_ring_memory_per_netns",
+		.data		= &rds_ib_sysctl_max_ring_memory_netns,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "ring_memory",
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0444,
+		.proc_handler	= rds_ib_ring_memory_show,
+	},
+	{
 		.procname	= "max_mrs_per_device",
 		.data		= &rds_ib_sysctl_max_mrs_per_device,
 		.maxlen		= sizeof(unsigned int),
@@ -160,6 +197,9 @@ int rds_ib_sysctl_init(void)
 	rds_ib_sysctl_max_recv_allocation = si.totalram / 3 * PAGE_SIZE /
 					    RDS_FRAG_SIZE;
 	rds_ib_sysctl_max_accepted = rds_ib_default_max_accepted(&si);
+	/* An eighth of memory for all rings, half of that for one netns. */
+	rds_ib_sysctl_max_ring_memory = si.totalram / 8 * PAGE_SIZE;
+	rds_ib_sysctl_max_ring_memory_netns = rds_ib_sysctl_max_ring_memory / 2;
 	/* The sentinel is not an entry: 6.11 and later check every one. */
 	rds_ib_sysctl_hdr = rds_compat_register_net_sysctl(&init_net, "net/rds/ib",
 							   rds_ib_sysctl_table,
