@@ -375,6 +375,32 @@ ib_limits() {
 	return 0
 }
 
+mem_avail_kib() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo
+}
+
+# ib_memory N: what N idle RDS/IB connections more pin (TOS mem_tos on,
+# IA -> IB, both ends in this guest), from MemAvailable before and after:
+# per connection (its two ends) and in all, and how many came up within
+# 30 s: ours admits rings against max_ring_memory and refuses what is
+# over it.
+mem_tos=1
+ib_memory() {
+	local n=$1 before after up
+
+	[ -n "$n" ] && [ "$n" -gt 0 ] || return 0
+	before=$(mem_avail_kib)
+	up=$(python3 "$RDS_ROOT/bench/rds_conns.py" $IA $IB $mem_tos "$n" 30) ||
+		return 1
+	mem_tos=$((mem_tos + n))
+	sleep 2
+	after=$(mem_avail_kib)
+	[ "$up" -gt 0 ] || { echo "bench: no connection of ib-mem-$n came up" >&2; return 1; }
+	emit "\"workload\": \"ib-mem-$n\", \"kind\": \"memory\", \"result\": {\"kib_per_conn\": $(((before - after) / up)), \"mib_total\": $(((before - after) / 1024)), \"conns_up\": $up}"
+}
+
 # ib_phase: the IB workloads, after the TCP ones; nothing to do without rxe.
 ib_phase() {
 	local rc fails=0 w name req depth tasks
@@ -403,6 +429,9 @@ ib_phase() {
 	done
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
+	for n in "${IB_MEM_CONNS[@]}"; do
+		ib_memory "$n" || fails=$((fails + 1))
+	done
 	dp_ib_phase || fails=$((fails + 1))
 	ib_cleanup
 	[ $fails = 0 ]

@@ -40,6 +40,12 @@ METRICS = {
     "y_healthy_per_sec": ("to Y, X healthy", "msg/s", "higher"),
     "y_dead_per_sec": ("to Y, X dead", "msg/s", "higher"),
     "dead_over_healthy": ("rate to Y, X dead / X healthy", "", "higher"),
+    # Memory rows (ib-mem-N): what N idle RDS/IB connections more pin, a
+    # connection's two ends both in the guest; how many came up (ours
+    # refuses what max_ring_memory has no room for).
+    "kib_per_conn": ("memory per idle connection", "KiB", "lower"),
+    "mib_total": ("memory of them all", "MiB", "lower"),
+    "conns_up": ("connections up", "", "higher"),
 }
 DEADPEER_METRICS = ("y_healthy_per_sec", "y_dead_per_sec", "dead_over_healthy")
 # In results.json only: where the CPU time of a message goes, and how busy
@@ -153,7 +159,8 @@ def metrics_of(row):
         return m
     if row["kind"] == "deadpeer":
         return {k: r[k] for k in DEADPEER_METRICS if r.get(k) is not None}
-    return {k: v for k, v in r.items() if k in ("mean_us", "p50_us", "p99_us", "count", "bytes_per_sec", "rtt_us")}
+    return {k: v for k, v in r.items() if k in ("mean_us", "p50_us", "p99_us", "count", "bytes_per_sec", "rtt_us",
+                                                "kib_per_conn", "mib_total", "conns_up")}
 
 
 def summarize(rows):
