@@ -389,13 +389,18 @@ struct rds_conn_path {
  * A (netns, laddr, faddr, tos, transport) tuple and its 1..N paths.
  *
  * Lifetime: c_ref.  The per-netns connection table holds one reference
- * until rds_conn_destroy(); a socket caches one in rs_conn; callers of
+ * until rds_conn_destroy_net() takes the connection out (onto its list of
+ * dying ones, c_dying_item) and destroys it (c_destroy_w, on a workqueue
+ * of its own, so that many shut down side by side); a socket caches one
+ * in rs_conn; callers of
  * rds_conn_create*() get one.  The memory is RCU-freed so table lookups
  * need no reference until they take one with kref_get_unless_zero().
  * c_npaths is 0 until the handshake says how many paths the peer has.
  */
 struct rds_connection {
 	struct hlist_node	c_hash_node;	/* rds_net conn table, RCU */
+	struct list_head	c_dying_item;	/* rds_conn_destroy_net() */
+	struct work_struct	c_destroy_w;
 	struct kref		c_ref;
 	possible_net_t		c_net;
 	struct in6_addr		c_laddr;
@@ -536,7 +541,7 @@ void rds_conn_for_each(struct net *net, struct rds_transport *trans,
  * Queue the path's send / receive work unless the connection is being
  * destroyed.  A transport that queues path work itself must, like these,
  * test RDS_DESTROY_PENDING and queue inside one rcu_read_lock() section:
- * rds_conn_destroy() sets the flag, waits a grace period, then cancels.
+ * rds_conn_destroy_net() sets the flag, waits a grace period, then cancels.
  */
 void rds_path_queue_send(struct rds_conn_path *cp, unsigned long delay);
 void rds_path_queue_recv(struct rds_conn_path *cp, unsigned long delay);

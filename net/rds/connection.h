@@ -34,9 +34,6 @@ struct rds_connection *rds_conn_create_outgoing(struct net *net,
 						struct rds_transport *trans,
 						u8 tos, gfp_t gfp, int dev_if);
 
-/* Unhash, shut every path down, purge queues, drop the table's reference. */
-void rds_conn_destroy(struct rds_connection *conn);
-
 /* The path a socket's messages use: mprds hash of its bound port. */
 struct rds_conn_path *rds_conn_path_for_sock(struct rds_connection *conn,
 					     struct rds_sock *rs,

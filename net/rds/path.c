@@ -38,8 +38,8 @@ bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new)
 }
 EXPORT_SYMBOL_GPL(rds_conn_path_transition);
 
-/* Every work item of a path is queued through here.  rds_conn_destroy()
- * sets RDS_DESTROY_PENDING and then waits an RCU grace period, so after
+/* Every work item of a path is queued through here.
+ * rds_conn_destroy_net() sets RDS_DESTROY_PENDING and then waits an RCU grace period, so after
  * that nothing can queue and cancelling once is enough.  @rearm moves a
  * pending timer to @delay; else a pending item keeps its own.
  */
