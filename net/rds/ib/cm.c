@@ -779,6 +779,14 @@ void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
 	if (!id)
 		return;
 
+	/* rdma_cm's address resolution handler holds no reference on the
+	 * id (6.1): a destroy that waited for the id's handler mutex freed
+	 * it while the handler was still in its mutex_unlock() (KASAN, debug
+	 * kernel, two CPUs, a path dropped as its address resolved).
+	 * Cancelling the resolution first waits for a running handler to
+	 * return.
+	 */
+	rdma_addr_cancel(&id->route.addr.dev_addr);
 	rdma_disconnect(id);
 	rds_ib_qp_teardown(ic, id);
 	rdma_destroy_id(id);
