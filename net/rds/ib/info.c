@@ -144,6 +144,10 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	 */
 	[RDS_IB_STAT_RING_SHRUNK]		= "ib_ring_shrunk",
 	[RDS_IB_STAT_RING_REFUSED]		= "ib_ring_refused",
+	/* Ours: fragments whose length was not their share of the message
+	 * (recv.c): the connection was reset.
+	 */
+	[RDS_IB_STAT_RX_BAD_FRAG_LEN]		= "ib_rx_bad_frag_len",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

@@ -379,9 +379,21 @@ static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 		return "fragment of another message";
 	}
 
+	/* Both stacks send each fragment with exactly its share of the
+	 * message, never more.  A longer one is a device that placed a
+	 * packet twice: rxe (6.1, two CPUs, under loss) wrote a retransmitted
+	 * middle packet of a SEND after its first copy, the last packet
+	 * after both, and the message it delivered had a packet's payload
+	 * where the next one's belonged.  Taken as it was, the reader got
+	 * that; refused, the connection resets and the message comes again.
+	 */
 	frag_len = min(ic->i_recv_rem, RDS_FRAG_SIZE);
-	if (data_len < frag_len)
-		return "fragment shorter than its message says";
+	if (data_len != frag_len) {
+		rds_ib_stats_inc(RDS_IB_STAT_RX_BAD_FRAG_LEN);
+		return data_len < frag_len ?
+		       "fragment shorter than its message says" :
+		       "fragment longer than its message says";
+	}
 	if (frag_len) {
 		ib_dma_unmap_page(ic->i_dev->rd_dev, slot->r_page_dma,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
