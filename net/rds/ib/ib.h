@@ -276,6 +276,7 @@ struct rds_ib_recv_budget {
 	atomic_t		rb_held;	/* within rb_reserve */
 	atomic_t		rb_extra;	/* beyond it */
 	u32			rb_reserve;
+	u32			rb_mem;		/* pages admitted, mem.c */
 };
 
 /* A receive slot.  r_page and r_ibinc are what the next fragment lands in;
@@ -575,7 +576,7 @@ void rds_ib_mr_domain_remove(struct rds_ib_domain *dom);
 int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
 		     u32 *send_nr, u32 *recv_nr);
 void rds_ib_mem_release(struct rds_ib_connection *ic);
-void rds_ib_mem_recv_take(struct rds_ib_connection *ic);
+u32 rds_ib_mem_recv_take(struct rds_ib_connection *ic);
 void rds_ib_mem_put(unsigned long pages);
 bool rds_ib_mem_get_extra(void);
 unsigned long rds_ib_mem_pages(void);

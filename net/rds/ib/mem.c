@@ -110,12 +110,15 @@ void rds_ib_mem_release(struct rds_ib_connection *ic)
 }
 
 /* The receive part goes to the ring's budget, which gives it back when it
- * is freed (rds_ib_mem_put()).
+ * is freed (rds_ib_mem_put()): the pages returned.
  */
-void rds_ib_mem_recv_take(struct rds_ib_connection *ic)
+u32 rds_ib_mem_recv_take(struct rds_ib_connection *ic)
 {
-	ic->i_mem_recv_given = ic->i_mem_recv;
+	u32 pages = ic->i_mem_recv;
+
+	ic->i_mem_recv_given = pages;
 	ic->i_mem_recv = 0;
+	return pages;
 }
 
 void rds_ib_mem_put(unsigned long pages)

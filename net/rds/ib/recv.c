@@ -53,7 +53,7 @@ rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 		return NULL;
 	refcount_set(&rb->rb_ref, ic->i_recv_nr);
 	rb->rb_reserve = ic->i_recv_nr;
-	rds_ib_mem_recv_take(ic);
+	rb->rb_mem = rds_ib_mem_recv_take(ic);
 	for (i = 0; i < ic->i_recv_nr; i++)
 		ic->i_recvs[i].r_budget = rb;
 	return rb;
@@ -62,7 +62,7 @@ rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 static void rds_ib_recv_budget_put(struct rds_ib_recv_budget *rb)
 {
 	if (refcount_dec_and_test(&rb->rb_ref)) {
-		rds_ib_mem_put(rb->rb_reserve);
+		rds_ib_mem_put(rb->rb_mem);
 		kfree(rb);
 	}
 }
