@@ -8,34 +8,26 @@
 # connections it has no memory for). The sockets close; the connections
 # stay, idle, as RDS keeps them.
 
-import fcntl
+import os
 import select
-import socket
-import struct
 import sys
 import time
 
-SOL_RDS = 276
-SO_RDS_TRANSPORT = 8
-RDS_TRANS_IB = 0
-SIOCRDSSETTOS = 0x89E0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "selftests", "ib"))
+from rds_budget import set_tos  # noqa
+from rds_mr import rds_socket  # noqa
+
 PORT = 4700
-
-
-def rds_socket(addr, port=0):
-    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
-    s.setsockopt(SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_IB)
-    s.bind((addr, port))
-    return s
 
 
 def main(addr, peer, first, n, seconds):
     first, n, seconds = int(first), int(n), float(seconds)
-    rx = rds_socket(peer, PORT)
+    rx = rds_socket(peer, port=PORT)
     txs = []
     for tos in range(first, first + n):
         s = rds_socket(addr)
-        fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        set_tos(s, tos)
         s.sendto(b"m" * 64, (peer, PORT))
         txs.append(s)
     got = 0

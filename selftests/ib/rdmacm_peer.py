@@ -449,14 +449,16 @@ def sysctl(name, value=None):
     return old
 
 
-def flood(src, dst, tos_list, want, peers):
-    """One request per TOS: exactly WANT accepted (kept in PEERS), the rest
-    refused and counted as over a limit."""
-    before = counters("ib_accept_over_limit")["ib_accept_over_limit"]
+def request_each(src, dst, tos_list, peers, after_each=None):
+    """One request per TOS, each accepted (its Peer kept in PEERS) or
+    refused as over a limit; AFTER_EACH(tos), if given, runs after each
+    answer.  Returns (accepted, refused)."""
     accepted = refused_n = 0
     for tos in tos_list:
         p = Peer(src, dst, 4)
         got = p.connect(rds_priv(src, dst, 4, 1, 3, tos=tos), 1, 1)
+        if after_each:
+            after_each(tos)
         if got and got[0] == ESTABLISHED:
             accepted += 1
             peers.append(p)
@@ -465,6 +467,14 @@ def flood(src, dst, tos_list, want, peers):
         if not refused(got):
             raise Fail("TOS %d: neither accepted nor refused" % tos)
         refused_n += 1
+    return accepted, refused_n
+
+
+def flood(src, dst, tos_list, want, peers):
+    """One request per TOS: exactly WANT accepted (kept in PEERS), the rest
+    refused and counted as over a limit."""
+    before = counters("ib_accept_over_limit")["ib_accept_over_limit"]
+    accepted, refused_n = request_each(src, dst, tos_list, peers)
     after = counters("ib_accept_over_limit")["ib_accept_over_limit"]
     print("%d requests: %d accepted, %d refused, over_limit %d -> %d" % (
         len(tos_list), accepted, refused_n, before, after))
@@ -807,26 +817,19 @@ def case_memory(src, dst, n="200", extra="4194304"):
     base = sysctl("ring_memory")
     bound = base + extra
     peers = []
-    accepted = refused_n = 0
+
+    def within_bound(tos):
+        used = sysctl("ring_memory")
+        if used > bound:
+            raise Fail("TOS %d: ring_memory %d over the bound %d" %
+                       (tos, used, bound))
+
     try:
         sysctl("max_ring_memory_per_netns", bound)
         sysctl("max_ring_memory", bound)
         before = counters(*names)
-        for tos in range(1, n + 1):
-            p = Peer(src, dst, 4)
-            got = p.connect(rds_priv(src, dst, 4, 1, 3, tos=tos), 1, 1)
-            used = sysctl("ring_memory")
-            if used > bound:
-                raise Fail("TOS %d: ring_memory %d over the bound %d" %
-                           (tos, used, bound))
-            if got and got[0] == ESTABLISHED:
-                accepted += 1
-                peers.append(p)
-                continue
-            p.close()
-            if not refused(got):
-                raise Fail("TOS %d: neither accepted nor refused" % tos)
-            refused_n += 1
+        accepted, refused_n = request_each(src, dst, range(1, n + 1), peers,
+                                           within_bound)
         after = counters(*names)
         print("%d requests: %d accepted, %d refused; shrunk %d, refused %d"
               % (n, accepted, refused_n,
