@@ -319,9 +319,10 @@ static void rds_conn_destroy_work(struct work_struct *work)
  * one after the other, a netns of 200 RDS/IB connections took 14 s to
  * unload on the stock kernel and five minutes on the debug one.  So all of
  * them leave the table first, one grace period covers them all, and their
- * shutdowns run side by side, each in a work item of its own.
+ * shutdowns run side by side, each in a work item of its own.  Returns
+ * whether the pass found any.
  */
-static void rds_conn_destroy_net(struct net *net, struct rds_transport *trans)
+static bool rds_conn_destroy_pass(struct net *net, struct rds_transport *trans)
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn, *tmp;
@@ -345,7 +346,7 @@ static void rds_conn_destroy_net(struct net *net, struct rds_transport *trans)
 	}
 	spin_unlock_irqrestore(&rn->conn_lock, flags);
 	if (list_empty(&dying))
-		return;
+		return false;
 
 	list_for_each_entry(conn, &dying, c_dying_item)
 		for (i = 0; i < conn->c_path_count; i++)
@@ -363,6 +364,16 @@ static void rds_conn_destroy_net(struct net *net, struct rds_transport *trans)
 		list_del(&conn->c_dying_item);
 		rds_conn_put(conn);
 	}
+	return true;
+}
+
+/* A connection can be made while a pass runs (a peer's request accepted
+ * during a transport's unload): pass again until one finds nothing.
+ */
+static void rds_conn_destroy_net(struct net *net, struct rds_transport *trans)
+{
+	while (rds_conn_destroy_pass(net, trans))
+		cond_resched();
 }
 
 void rds_conn_destroy_all(struct net *net, struct rds_transport *trans)
