@@ -19,8 +19,11 @@
 
 BUDGET="python3 $(dirname "$0")/rds_budget.py"
 
-# Read when a queue pair is built: before the first connection.
+# Read when a queue pair is built: before the first connection.  The
+# reserve is a ring's: each connection has its own (srq 0; on an SRQ the
+# pages beyond its size come from the cap for all, rds.rst says).
 small_rings() {
+	echo 0 >/proc/sys/net/rds/ib/srq &&
 	echo 32 >/proc/sys/net/rds/ib/max_recv_wr &&
 	echo 192 >/proc/sys/net/rds/ib/max_recv_allocation
 }

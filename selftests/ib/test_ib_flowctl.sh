@@ -17,8 +17,10 @@ ktap_test "flow_control is off by default, max_recv_allocation is set" \
 	bash -c "[ \$(sysctl -n net.rds.ib.flow_control) = 0 ] &&
 		 [ \$(sysctl -n net.rds.ib.max_recv_allocation) -gt 0 ]"
 
-# Read when a queue pair is built: before the first connection.
-sysctl -qw net.rds.ib.flow_control=1 net.rds.ib.max_recv_wr=32
+# Read when a queue pair is built: before the first connection.  Credits
+# count a connection's own receives: rings, not the shared queue.
+sysctl -qw net.rds.ib.flow_control=1 net.rds.ib.max_recv_wr=32 \
+	net.rds.ib.srq=0
 ktap_test "rds-ping over IB with flow control, both ways" ib_both_warm ||
 	ib_diag
 

@@ -17,7 +17,8 @@
 # paths the refused requests made keep trying to connect, and fill the
 # netns's share once the bound is back), one connection, and with the rxe
 # devices gone, and every connection with them: ring_memory is 0. Small rings (64
-# sends, 64 receives) keep 200 connections cheap.
+# sends, 64 receives) keep 200 connections cheap; each connection has
+# rings of its own (srq 0).
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
@@ -38,8 +39,10 @@ defaults() {
 	! echo 1 2>/dev/null >/proc/sys/net/rds/ib/ring_memory
 }
 
+# Rings of their own (srq 0): test_ib_srq.sh has the shared queue's.
 small_rings() {
-	sysctl -qw net.rds.ib.max_send_wr=64 net.rds.ib.max_recv_wr=64
+	sysctl -qw net.rds.ib.max_send_wr=64 net.rds.ib.max_recv_wr=64 \
+		net.rds.ib.srq=0
 }
 
 # rds_traffic over TOS 0 while rds_many.py opens the others.

@@ -30,6 +30,7 @@ static int rds_ib_add_one(struct ib_device *dev)
 	rdev->rd_max_sge = dev->attrs.max_send_sge;
 	rdev->rd_max_sge_rd = dev->attrs.max_sge_rd;
 	rdev->rd_max_wr = dev->attrs.max_qp_wr;
+	rdev->rd_max_srq_wr = dev->attrs.max_srq ? dev->attrs.max_srq_wr : 0;
 
 	mutex_lock(&rds_ib_devices_mutex);
 	list_add_tail(&rdev->rd_item, &rds_ib_devices);

@@ -17,6 +17,7 @@
  *        taken by rdma_destroy_id())
  *       -> rds_ib_req_sem (read: a connect request being handled)
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
+ *           -> s_mutex (an SRQ's, see struct rds_ib_srq)
  *           -> rds_ib_devices_mutex -> rds_ib_domains_mutex -> dom_mutex
  *             -> rd_lock -> dom_lock (see struct rds_ib_domain)
  *   rin_accept_lock (the accept counts) is a leaf, taken anywhere;
@@ -87,6 +88,18 @@
  */
 #define RDS_IB_MIN_SEND_WR		16
 #define RDS_IB_MIN_RECV_WR		64
+/* Ours: the receives of a domain's shared receive queue (srq.c), twice a
+ * ring's, for all the domain's connections together.
+ */
+#define RDS_IB_DEFAULT_SRQ_WR		2048
+
+/* The receive pollers (recv.c, srq.c): completions a run takes at most,
+ * how many one ib_poll_cq() takes, and the re-arm that reports what came
+ * while the CQ was unarmed.
+ */
+#define RDS_IB_RECV_BUDGET	64
+#define RDS_IB_RECV_BATCH	16
+#define RDS_IB_RECV_ARM		(IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS)
 
 /* Flow control: h_credit is a u8, so an update gives at most this many. */
 #define RDS_IB_MAX_ADV_CREDIT		255
@@ -159,6 +172,7 @@ struct rds_ib_device {
 	u32			rd_max_sge;
 	u32			rd_max_sge_rd;	/* per RDMA READ */
 	u32			rd_max_wr;
+	u32			rd_max_srq_wr;	/* 0: no SRQ */
 };
 
 /* Work requests the queue pair of a domain may have in flight: the
@@ -217,6 +231,10 @@ struct rds_ib_domain {
 	int			dom_sq_free;	/* dom_lock */
 	bool			dom_qp_broken;	/* fenced: remade when idle */
 	wait_queue_head_t	dom_wq;		/* room, completions */
+	/* The shared receive queue of its connections, while any has a
+	 * queue pair on it (srq.c); dom_mutex.
+	 */
+	struct rds_ib_srq	*dom_srq;
 };
 
 static inline struct rds_ib_domain *rds_ib_dom(struct rds_device *dev)
@@ -307,6 +325,55 @@ struct rds_ib_incoming {
 	struct rds_ib_recv_budget	*ii_budget;
 };
 
+#define RDS_IB_SRQ_HASH_BITS	6
+
+/* A shared receive queue: one pool of receive slots for every connection
+ * of a domain (device, netns), in place of a ring each, and one receive
+ * CQ for them all, polled by s_iop.  A completion names its queue pair
+ * (wc->qp), which s_qps maps to the connection whose reassembly it
+ * continues; the pointer is only compared, never followed, as the QP may
+ * be gone when a completion of it is polled.
+ *
+ * Lifetime: made by the first connection of the domain to set up a queue
+ * pair (rds_ib_srq_get(), under dom_mutex: dom_srq), destroyed when the
+ * last such queue pair is (s_users, dom_mutex): every QP is gone then,
+ * and so is every completion, and the slots, posted or not, are freed.
+ * A slot the device took and never completed (rxe in 6.1 loses the one a
+ * QP was filling when it is destroyed before it is flushed) is lost to
+ * the pool until then.  Its pages are charged to s_budget, which, like a
+ * ring's, lives until the last message with one of them is freed.
+ *
+ * s_mutex serializes the queue pairs' joining and leaving (a QP made and
+ * entered in s_qps; a QP destroyed, the CQ polled dry and the entry
+ * removed: a new QP at a freed one's address cannot take its stale
+ * completions) and the refill (s_dead: no post after destroy begins).
+ * s_qps is read by the poller under RCU.  s_free and s_unposted are what
+ * the poller and the refill share, lock free, as a ring's.
+ */
+struct rds_ib_srq {
+	struct rds_ib_domain	*s_dom;
+	struct ib_device	*s_dev;
+	struct ib_srq		*s_srq;
+	struct ib_cq		*s_cq;
+	struct irq_poll		s_iop;
+	struct rds_recv_batch	s_batch;	/* the poller's run */
+	struct ib_wc		s_wc[RDS_IB_RECV_BATCH];
+	struct mutex		s_mutex;	/* see above */
+	bool			s_dead;
+	unsigned int		s_users;	/* dom_mutex */
+	DECLARE_HASHTABLE(s_qps, RDS_IB_SRQ_HASH_BITS);
+
+	struct rds_ib_recv_slot	*s_slots;
+	u32			s_nr;
+	u32			s_refill_batch;
+	struct llist_head	s_free;		/* slots to post again */
+	atomic_t		s_unposted;
+	struct delayed_work	s_refill_w;
+	struct rds_ib_recv_budget	*s_budget;
+	struct rds_ib_net	*s_rin;		/* its netns's share */
+	u32			s_mem;		/* pages admitted, mem.c */
+};
+
 /* Counters in RDS_INFO_COUNTERS, by in-tree's names. */
 enum rds_ib_stat {
 	RDS_IB_STAT_TX_RING_FULL,
@@ -335,6 +402,9 @@ enum rds_ib_stat {
 	RDS_IB_STAT_RING_SHRUNK,
 	RDS_IB_STAT_RING_REFUSED,
 	RDS_IB_STAT_RX_BAD_FRAG_LEN,
+	RDS_IB_STAT_SRQ_CREATED,
+	RDS_IB_STAT_SRQ_QP,
+	RDS_IB_STAT_SRQ_REFILL_SHORT,
 	RDS_IB_STAT_NR
 };
 
@@ -454,6 +524,11 @@ struct rds_ib_connection {
 	atomic_t		i_recv_unposted; /* how many: see recv.c */
 	struct rds_ib_incoming	*i_ibinc;	/* being reassembled */
 	u32			i_recv_rem;	/* its payload bytes still due */
+	/* Or, with no ring (i_recv_nr 0), the domain's SRQ, and our entry
+	 * in its table of queue pairs (s_qps), under i_mutex with i_qp.
+	 */
+	struct rds_ib_srq	*i_srq;
+	struct hlist_node	i_srq_node;
 
 	/* What the rings were admitted with (mem.c), in pages, under
 	 * i_mutex with the rings: the netns charged, the send part, the
@@ -529,6 +604,8 @@ extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
 extern unsigned long rds_ib_sysctl_max_ring_memory;
 extern unsigned long rds_ib_sysctl_max_ring_memory_netns;
+extern unsigned int rds_ib_sysctl_srq;
+extern unsigned long rds_ib_sysctl_srq_max_wr;
 extern unsigned int rds_ib_sysctl_max_mrs_per_device;
 extern unsigned int rds_ib_sysctl_max_mrs_per_netns;
 extern unsigned int rds_ib_sysctl_max_accepted_per_peer;
@@ -575,6 +652,8 @@ void rds_ib_mr_domain_remove(struct rds_ib_domain *dom);
 /* mem.c */
 int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
 		     u32 *send_nr, u32 *recv_nr);
+int rds_ib_mem_admit_srq(struct rds_ib_net *rin, u32 *nr);
+void rds_ib_mem_release_srq(struct rds_ib_net *rin, u32 pages);
 void rds_ib_mem_release(struct rds_ib_connection *ic);
 u32 rds_ib_mem_recv_take(struct rds_ib_connection *ic);
 void rds_ib_mem_put(unsigned long pages);
@@ -620,8 +699,32 @@ void rds_ib_info_exit(void);
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
 				    unsigned int avail);
 
+/* srq.c */
+struct rds_ib_srq *rds_ib_srq_get(struct rds_ib_domain *dom,
+				  struct rds_ib_device *rdev);
+void rds_ib_srq_put(struct rds_ib_srq *srq);
+int rds_ib_srq_create_qp(struct rds_ib_srq *srq, struct rds_ib_connection *ic,
+			 struct rdma_cm_id *cm_id,
+			 struct ib_qp_init_attr *attr);
+void rds_ib_srq_destroy_qp(struct rds_ib_srq *srq,
+			   struct rds_ib_connection *ic,
+			   struct rdma_cm_id *cm_id);
+
 /* recv.c */
 int rds_ib_recv_path(struct rds_conn_path *cp);
+struct rds_ib_recv_budget *rds_ib_recv_budget_new(u32 nr, u32 mem, gfp_t gfp);
+struct rds_ib_recv_slot *rds_ib_recv_slots_alloc(struct ib_device *dev,
+						 u32 nr,
+						 struct llist_head *free);
+void rds_ib_recv_slots_free(struct ib_device *dev,
+			    struct rds_ib_recv_slot *slots, u32 nr);
+int rds_ib_recv_slot_fill(struct ib_device *dev, struct rds_ib_recv_slot *slot,
+			  gfp_t gfp);
+void rds_ib_recv_wr_prep(struct ib_device *dev, u32 lkey,
+			 struct rds_ib_recv_slot *slot);
+const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
+			     struct rds_ib_recv_slot *slot, u32 len,
+			     struct rds_recv_batch *batch);
 int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp);
 int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
 			  u32 vector);

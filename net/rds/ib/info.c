@@ -23,6 +23,7 @@ static void rds_ib_info_path(struct rds_ib_connection *ic,
 		rdma_read_gids(ic->i_cm_id, (union ib_gid *)item->src_gid,
 			       (union ib_gid *)item->dst_gid);
 		item->max_send_wr = ic->i_send_nr;
+		/* 0 on an SRQ: the QP has no receive queue of its own. */
 		item->max_recv_wr = ic->i_recv_nr;
 		/* What a work request of ours may carry: RDMA ones use it all. */
 		item->max_send_sge = ic->i_max_send_sge;
@@ -148,6 +149,9 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	 * (recv.c): the connection was reset.
 	 */
 	[RDS_IB_STAT_RX_BAD_FRAG_LEN]		= "ib_rx_bad_frag_len",
+	[RDS_IB_STAT_SRQ_CREATED]		= "ib_srq_created",
+	[RDS_IB_STAT_SRQ_QP]			= "ib_srq_qp",
+	[RDS_IB_STAT_SRQ_REFILL_SHORT]		= "ib_srq_refill_short",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

@@ -52,11 +52,12 @@ static unsigned long rds_ib_mem_room(unsigned long limit, long used)
 	return used < 0 || (unsigned long)used < limit ? limit - used : 0;
 }
 
-/* Sizes @ic's rings (*send_nr, *recv_nr, as the sysctls asked) within what
- * is free, and charges them.  0, or -ENOBUFS: not even the minimums fit.
+/* Sizes rings of *send and *recv slots (as the sysctls asked) within
+ * what is free, and charges them to the host and to @rin.  0, or
+ * -ENOBUFS: not even the minimums fit.
  */
-int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
-		     u32 *send_nr, u32 *recv_nr)
+static int rds_ib_mem_charge(struct rds_ib_net *rin, u32 *send_nr,
+			     u32 *recv_nr)
 {
 	unsigned long room, want = *send_nr + *recv_nr, grant;
 	u32 send = *send_nr, recv = *recv_nr;
@@ -83,13 +84,41 @@ int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
 	atomic_long_add(send + recv, &rds_ib_mem_used);
 	atomic_long_add(send + recv, &rin->rin_ring_pages);
 	mutex_unlock(&rds_ib_mem_mutex);
-
-	ic->i_mem_rin = rin;
-	ic->i_mem_send = send;
-	ic->i_mem_recv = recv;
 	*send_nr = send;
 	*recv_nr = recv;
 	return 0;
+}
+
+/* Sizes @ic's rings within what is free, and charges them.  A connection
+ * on an SRQ asks for no receive ring (*recv_nr 0).
+ */
+int rds_ib_mem_admit(struct rds_ib_connection *ic, struct rds_ib_net *rin,
+		     u32 *send_nr, u32 *recv_nr)
+{
+	int ret = rds_ib_mem_charge(rin, send_nr, recv_nr);
+
+	if (ret)
+		return ret;
+	ic->i_mem_rin = rin;
+	ic->i_mem_send = *send_nr;
+	ic->i_mem_recv = *recv_nr;
+	return 0;
+}
+
+/* An SRQ's slots (srq.c), by the rings' rule: its budget gives the host's
+ * share back (rds_ib_mem_put()), its end the netns's
+ * (rds_ib_mem_release_srq()).
+ */
+int rds_ib_mem_admit_srq(struct rds_ib_net *rin, u32 *nr)
+{
+	u32 send = 0;
+
+	return rds_ib_mem_charge(rin, &send, nr);
+}
+
+void rds_ib_mem_release_srq(struct rds_ib_net *rin, u32 pages)
+{
+	atomic_long_sub(pages, &rin->rin_ring_pages);
 }
 
 /* The ring is freed: its send part and its netns share go back.  The

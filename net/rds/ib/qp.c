@@ -104,56 +104,25 @@ err:
 static void rds_ib_recv_bufs_free(struct rds_ib_connection *ic,
 				  struct ib_device *dev)
 {
-	u32 i;
-
-	if (!ic->i_recvs)
-		return;
-	for (i = 0; i < ic->i_recv_nr; i++) {
-		struct rds_ib_recv_slot *r = &ic->i_recvs[i];
-
-		rds_ib_recv_slot_release(dev, r);
-		if (!r->r_hdr)
-			continue;
-		ib_dma_unmap_single(dev, r->r_hdr_dma, sizeof(*r->r_hdr),
-				    DMA_FROM_DEVICE);
-		kfree(r->r_hdr);
-	}
-	kvfree(ic->i_recvs);
+	rds_ib_recv_slots_free(dev, ic->i_recvs, ic->i_recv_nr);
 	ic->i_recvs = NULL;
 	init_llist_head(&ic->i_recv_free);
 	atomic_set(&ic->i_recv_unposted, 0);
 }
 
+/* A connection on an SRQ (i_recv_nr 0) has no ring of its own. */
 static int rds_ib_recv_bufs_alloc(struct rds_ib_connection *ic,
 				  struct ib_device *dev)
 {
-	u32 i;
-
-	ic->i_recvs = kvcalloc(ic->i_recv_nr, sizeof(*ic->i_recvs),
-			       GFP_KERNEL);
+	init_llist_head(&ic->i_recv_free);
+	if (!ic->i_recv_nr)
+		return 0;
+	ic->i_recvs = rds_ib_recv_slots_alloc(dev, ic->i_recv_nr,
+					      &ic->i_recv_free);
 	if (!ic->i_recvs)
 		return -ENOMEM;
-	init_llist_head(&ic->i_recv_free);
-	for (i = 0; i < ic->i_recv_nr; i++) {
-		struct rds_ib_recv_slot *r = &ic->i_recvs[i];
-
-		r->r_hdr = kzalloc(sizeof(*r->r_hdr), GFP_KERNEL);
-		if (!r->r_hdr)
-			goto err;
-		if (rds_ib_map(dev, r->r_hdr, sizeof(*r->r_hdr),
-			       DMA_FROM_DEVICE, &r->r_hdr_dma)) {
-			kfree(r->r_hdr);
-			r->r_hdr = NULL;
-			goto err;
-		}
-		llist_add(&r->r_free, &ic->i_recv_free);
-		atomic_inc(&ic->i_recv_unposted);
-	}
+	atomic_set(&ic->i_recv_unposted, ic->i_recv_nr);
 	return 0;
-
-err:
-	rds_ib_recv_bufs_free(ic, dev);
-	return -ENOMEM;
 }
 
 static int rds_ib_ack_buf_alloc(struct rds_ib_connection *ic,
@@ -229,8 +198,11 @@ static int rds_ib_size_rings(struct rds_ib_connection *ic,
 
 	ic->i_send_nr = clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_send_wr), 2, max);
-	/* Flow control counts posted receives in 15 bits. */
-	ic->i_recv_nr = clamp_t(unsigned long,
+	/* Flow control counts posted receives in 15 bits.  On an SRQ the
+	 * QP has no receive queue.
+	 */
+	ic->i_recv_nr = ic->i_srq ? 0 :
+			clamp_t(unsigned long,
 				READ_ONCE(rds_ib_sysctl_max_recv_wr), 2,
 				min_t(u32, max, 0x7fff));
 	ret = rds_ib_mem_admit(ic, rin, &ic->i_send_nr, &ic->i_recv_nr);
@@ -272,6 +244,8 @@ static int rds_ib_create_qp(struct rds_ib_connection *ic,
 	};
 	int ret;
 
+	if (ic->i_srq)
+		return rds_ib_srq_create_qp(ic->i_srq, ic, cm_id, &attr);
 	/* The PD of the connection's netns on the device: its peer reaches
 	 * the regions of this netns only.
 	 */
@@ -303,9 +277,13 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 		ic->i_dom = NULL;
 		goto err_dev;
 	}
+	ic->i_srq = rds_ib_srq_get(ic->i_dom, rdev);
+	/* No receive of an SRQ's is this connection's to promise. */
+	if (ic->i_srq)
+		rds_ib_credits_init(ic, false);
 	ret = rds_ib_size_rings(ic, rdev);
 	if (ret)
-		goto err_dom;
+		goto err_srq;
 	ret = rds_ib_bufs_alloc(ic, dev);
 	if (ret)
 		goto err_mem;
@@ -321,9 +299,11 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 		ret = PTR_ERR(ic->i_send_cq);
 		goto err_bufs;
 	}
-	ret = rds_ib_recv_cq_create(ic, dev, vector);
-	if (ret)
-		goto err_send_cq;
+	if (!ic->i_srq) {
+		ret = rds_ib_recv_cq_create(ic, dev, vector);
+		if (ret)
+			goto err_send_cq;
+	}
 	ret = rds_ib_create_qp(ic, cm_id);
 	if (ret)
 		goto err_recv_cq;
@@ -333,20 +313,27 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	}
 	ic->i_dev = rdev;
 	rds_ib_send_ring_init(ic);
-	ret = rds_ib_recv_refill(ic, GFP_KERNEL);
-	if (ret)
-		goto err_conn;
+	if (!ic->i_srq) {
+		ret = rds_ib_recv_refill(ic, GFP_KERNEL);
+		if (ret)
+			goto err_conn;
+	}
 	return 0;
 
 err_conn:
 	rds_ib_device_del_conn(rdev, ic);
 err_qp:
-	/* Receives may be posted: flush them before the buffers go. */
-	ib_drain_rq(ic->i_qp);
-	rdma_destroy_qp(cm_id);
-	ic->i_qp = NULL;
+	if (ic->i_srq) {
+		rds_ib_srq_destroy_qp(ic->i_srq, ic, cm_id);
+	} else {
+		/* Receives may be posted: flush them before the buffers go. */
+		ib_drain_rq(ic->i_qp);
+		rdma_destroy_qp(cm_id);
+		ic->i_qp = NULL;
+	}
 err_recv_cq:
-	rds_ib_recv_cq_destroy(ic);
+	if (!ic->i_srq)
+		rds_ib_recv_cq_destroy(ic);
 err_send_cq:
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
@@ -354,7 +341,11 @@ err_bufs:
 	rds_ib_bufs_free(ic, dev);
 err_mem:
 	rds_ib_mem_release(ic);
-err_dom:
+err_srq:
+	if (ic->i_srq) {
+		rds_ib_srq_put(ic->i_srq);
+		ic->i_srq = NULL;
+	}
 	rds_ib_domain_put(ic->i_dom);
 	ic->i_dom = NULL;
 err_dev:
@@ -372,16 +363,26 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 
 	if (!ic->i_qp)
 		return;
-	/* Every posted request completes (flushed) before this returns. */
+	/* Every posted request completes (flushed) before this returns: a
+	 * ring's receives too, an SRQ's when its QP goes.
+	 */
 	ib_drain_qp(ic->i_qp);
-	rdma_destroy_qp(cm_id);
-	ic->i_qp = NULL;
-	rds_ib_recv_cq_destroy(ic);
+	if (ic->i_srq) {
+		rds_ib_srq_destroy_qp(ic->i_srq, ic, cm_id);
+	} else {
+		rdma_destroy_qp(cm_id);
+		ic->i_qp = NULL;
+		rds_ib_recv_cq_destroy(ic);
+	}
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
 	rds_ib_recv_reset(ic);
 	rds_ib_bufs_free(ic, rdev->rd_dev);
 	rds_ib_mem_release(ic);
+	if (ic->i_srq) {
+		rds_ib_srq_put(ic->i_srq);
+		ic->i_srq = NULL;
+	}
 	ic->i_dev = NULL;
 	rds_ib_domain_put(ic->i_dom);
 	ic->i_dom = NULL;

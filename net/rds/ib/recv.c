@@ -48,14 +48,27 @@ rds_ib_recv_budget(struct rds_ib_connection *ic, gfp_t gfp)
 
 	if (rb)
 		return rb;
-	rb = kzalloc(sizeof(*rb), gfp);
+	rb = rds_ib_recv_budget_new(ic->i_recv_nr, 0, gfp);
 	if (!rb)
 		return NULL;
-	refcount_set(&rb->rb_ref, ic->i_recv_nr);
-	rb->rb_reserve = ic->i_recv_nr;
 	rb->rb_mem = rds_ib_mem_recv_take(ic);
 	for (i = 0; i < ic->i_recv_nr; i++)
 		ic->i_recvs[i].r_budget = rb;
+	return rb;
+}
+
+/* A budget for @nr slots (each takes one of its references) that gives
+ * @mem pages back to the bound when its last reference goes.
+ */
+struct rds_ib_recv_budget *rds_ib_recv_budget_new(u32 nr, u32 mem, gfp_t gfp)
+{
+	struct rds_ib_recv_budget *rb = kzalloc(sizeof(*rb), gfp);
+
+	if (!rb)
+		return NULL;
+	refcount_set(&rb->rb_ref, nr);
+	rb->rb_reserve = nr;
+	rb->rb_mem = mem;
 	return rb;
 }
 
@@ -68,7 +81,8 @@ static void rds_ib_recv_budget_put(struct rds_ib_recv_budget *rb)
 }
 
 /* A page for @rb's ring: always within the ring's size, beyond it only
- * under the caps.  Only the ring's refill charges @rb (under i_mutex), so
+ * under the caps.  Only the ring's refill charges @rb (under i_mutex, or
+ * an SRQ's s_mutex), so
  * rb_held cannot grow between the look and the increment; it may shrink,
  * which errs on the safe side.
  */
@@ -141,11 +155,68 @@ void rds_ib_recv_slot_release(struct ib_device *dev,
 	}
 }
 
-static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
-				 struct rds_ib_recv_slot *slot, gfp_t gfp)
+/* Frees @nr slots: what each holds, its header buffer, then the array. */
+void rds_ib_recv_slots_free(struct ib_device *dev,
+			    struct rds_ib_recv_slot *slots, u32 nr)
 {
-	struct ib_device *dev = ic->i_dev->rd_dev;
+	u32 i;
 
+	if (!slots)
+		return;
+	for (i = 0; i < nr; i++) {
+		struct rds_ib_recv_slot *r = &slots[i];
+
+		rds_ib_recv_slot_release(dev, r);
+		if (!r->r_hdr)
+			continue;
+		ib_dma_unmap_single(dev, r->r_hdr_dma, sizeof(*r->r_hdr),
+				    DMA_FROM_DEVICE);
+		kfree(r->r_hdr);
+	}
+	kvfree(slots);
+}
+
+/* @nr slots with their header buffers mapped, each on @free; no page
+ * yet (the first refill gives them one).  NULL: out of memory.
+ */
+struct rds_ib_recv_slot *rds_ib_recv_slots_alloc(struct ib_device *dev,
+						 u32 nr,
+						 struct llist_head *free)
+{
+	struct rds_ib_recv_slot *slots;
+	u32 i;
+
+	slots = kvcalloc(nr, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		struct rds_ib_recv_slot *r = &slots[i];
+		u64 dma;
+
+		r->r_hdr = kzalloc(sizeof(*r->r_hdr), GFP_KERNEL);
+		if (!r->r_hdr)
+			goto err;
+		dma = ib_dma_map_single(dev, r->r_hdr, sizeof(*r->r_hdr),
+					DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, dma)) {
+			kfree(r->r_hdr);
+			r->r_hdr = NULL;
+			goto err;
+		}
+		r->r_hdr_dma = dma;
+	}
+	for (i = 0; i < nr; i++)
+		llist_add(&slots[i].r_free, free);
+	return slots;
+
+err:
+	rds_ib_recv_slots_free(dev, slots, nr);
+	return NULL;
+}
+
+int rds_ib_recv_slot_fill(struct ib_device *dev, struct rds_ib_recv_slot *slot,
+			  gfp_t gfp)
+{
 	if (!slot->r_ibinc) {
 		slot->r_ibinc = kmem_cache_alloc(rds_ib_incoming_slab, gfp);
 		if (!slot->r_ibinc)
@@ -171,12 +242,10 @@ static int rds_ib_recv_slot_fill(struct rds_ib_connection *ic,
 	return 0;
 }
 
-static int rds_ib_recv_post(struct rds_ib_connection *ic,
-			    struct rds_ib_recv_slot *slot)
+/* Makes @slot's work request, for a ring's QP or an SRQ alike. */
+void rds_ib_recv_wr_prep(struct ib_device *dev, u32 lkey,
+			 struct rds_ib_recv_slot *slot)
 {
-	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
-
-	slot->r_cqe.done = rds_ib_recv_done;
 	slot->r_sge[0].addr = slot->r_hdr_dma;
 	slot->r_sge[0].length = sizeof(struct rds_header);
 	slot->r_sge[0].lkey = lkey;
@@ -187,9 +256,17 @@ static int rds_ib_recv_post(struct rds_ib_connection *ic,
 	slot->r_wr.sg_list = slot->r_sge;
 	slot->r_wr.num_sge = RDS_IB_RECV_SGE;
 	slot->r_wr.next = NULL;
-	ib_dma_sync_single_for_device(ic->i_dev->rd_dev, slot->r_hdr_dma,
+	ib_dma_sync_single_for_device(dev, slot->r_hdr_dma,
 				      sizeof(struct rds_header),
 				      DMA_FROM_DEVICE);
+}
+
+static int rds_ib_recv_post(struct rds_ib_connection *ic,
+			    struct rds_ib_recv_slot *slot)
+{
+	slot->r_cqe.done = rds_ib_recv_done;
+	rds_ib_recv_wr_prep(ic->i_dev->rd_dev,
+			    ic->i_dom->dom_pd->local_dma_lkey, slot);
 	return ib_post_recv(ic->i_qp, &slot->r_wr, NULL);
 }
 
@@ -210,7 +287,8 @@ int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 	list = llist_del_all(&ic->i_recv_free);
 	llist_for_each_entry_safe(slot, tmp, list, r_free) {
 		if (!ret)
-			ret = rds_ib_recv_slot_fill(ic, slot, gfp);
+			ret = rds_ib_recv_slot_fill(ic->i_dev->rd_dev, slot,
+						    gfp);
 		if (!ret)
 			ret = rds_ib_recv_post(ic, slot);
 		if (ret)
@@ -230,7 +308,8 @@ int rds_ib_recv_path(struct rds_conn_path *cp)
 	int ret = 0;
 
 	mutex_lock(&ic->i_mutex);
-	if (ic->i_cm_id && ic->i_qp)
+	/* An SRQ's connections have no ring: its own work refills it. */
+	if (ic->i_cm_id && ic->i_qp && !ic->i_srq)
 		ret = rds_ib_recv_refill(ic, GFP_KERNEL);
 	mutex_unlock(&ic->i_mutex);
 	return ret;
@@ -278,7 +357,8 @@ static struct rds_ib_incoming *rds_ib_recv_start(struct rds_ib_connection *ic,
 
 /* A whole message: deliver it, remember to acknowledge it. */
 static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
-				struct rds_ib_incoming *ibinc)
+				struct rds_ib_incoming *ibinc,
+				struct rds_recv_batch *batch)
 {
 	struct rds_conn_path *cp = ic->i_cp;
 	struct rds_connection *conn = cp->cp_conn;
@@ -291,7 +371,7 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
 	 */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP || !ic->i_peer_local)
 		rds_recv_incoming(cp, &conn->c_faddr, &conn->c_laddr,
-				  &ibinc->ii_inc, GFP_ATOMIC, &ic->i_recv_batch);
+				  &ibinc->ii_inc, GFP_ATOMIC, batch);
 	/* Map updates have no sequence number of their own. */
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP)
 		atomic64_set(&ic->i_ack_next, be64_to_cpu(hdr->h_sequence));
@@ -329,8 +409,12 @@ void rds_ib_ack_quiet(struct work_struct *work)
 	rds_path_queue_send(ic->i_cp, 0);
 }
 
-static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
-				    struct rds_ib_recv_slot *slot, u32 len)
+/* A fragment of @ic's in @slot: NULL, or why the connection must reset.
+ * Delivered messages' readers are woken at @batch's end.
+ */
+const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
+			     struct rds_ib_recv_slot *slot, u32 len,
+			     struct rds_recv_batch *batch)
 {
 	const struct rds_header *hdr = slot->r_hdr;
 	struct rds_ib_incoming *ibinc;
@@ -402,7 +486,7 @@ static const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 		ic->i_recv_rem -= frag_len;
 	}
 	if (!ic->i_recv_rem)
-		rds_ib_recv_deliver(ic, ibinc);
+		rds_ib_recv_deliver(ic, ibinc, batch);
 	return NULL;
 }
 
@@ -416,7 +500,8 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int unposted;
 
 	if (wc->status == IB_WC_SUCCESS)
-		bad = rds_ib_recv_frag(ic, slot, wc->byte_len);
+		bad = rds_ib_recv_frag(ic, slot, wc->byte_len,
+				       &ic->i_recv_batch);
 	else if (wc->status != IB_WC_WR_FLUSH_ERR)
 		bad = "receive completion error";
 
@@ -441,11 +526,9 @@ static void rds_ib_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * RDS_IB_RECV_BUDGET completions, RDS_IB_RECV_BATCH at a time, and
  * re-arms the CQ when it found fewer, asking for the events it missed
  * meanwhile.  Every completion still goes to its wr_cqe's handler, so
- * ib_drain_rq()'s own works as with ib_cq.
+ * ib_drain_rq()'s own works as with ib_cq.  An SRQ's shared CQ has a
+ * poller of the same kind (srq.c).
  */
-#define RDS_IB_RECV_BUDGET	64
-#define RDS_IB_RECV_BATCH	16
-#define RDS_IB_RECV_ARM		(IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS)
 
 static int rds_ib_recv_poll(struct irq_poll *iop, int budget)
 {

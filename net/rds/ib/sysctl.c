@@ -30,6 +30,12 @@ unsigned long rds_ib_sysctl_max_recv_allocation;
  */
 unsigned long rds_ib_sysctl_max_ring_memory;
 unsigned long rds_ib_sysctl_max_ring_memory_netns;
+/* Ours: connections receive into their domain's shared receive queue
+ * where the device has one (srq.c), of srq_max_wr slots; both apply to
+ * the next connection (an SRQ's size to the next SRQ made).
+ */
+unsigned int rds_ib_sysctl_srq = 1;
+unsigned long rds_ib_sysctl_srq_max_wr = RDS_IB_DEFAULT_SRQ_WR;
 /* Regions mapped on one device at most (mr.c); applies at once. */
 unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
 /* Of those, regions one netns maps on one device at most; applies at once. */
@@ -140,6 +146,24 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.maxlen		= sizeof(unsigned long),
 		.mode		= 0444,
 		.proc_handler	= rds_ib_ring_memory_show,
+	},
+	{
+		.procname	= "srq",
+		.data		= &rds_ib_sysctl_srq,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "srq_max_wr",
+		.data		= &rds_ib_sysctl_srq_max_wr,
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &rds_ib_wr_min,
+		.extra2		= &rds_ib_wr_max,
 	},
 	{
 		.procname	= "max_mrs_per_device",
