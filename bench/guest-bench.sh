@@ -381,14 +381,14 @@ mem_avail_kib() {
 	awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo
 }
 
-# ib_memory N: what N idle RDS/IB connections more pin (TOS mem_tos on,
-# IA -> IB, both ends in this guest), from MemAvailable before and after:
-# per connection (its two ends) and in all, and how many came up within
-# 30 s: ours admits rings against max_ring_memory and refuses what is
-# over it.
+# ib_memory N [NAME]: what N idle RDS/IB connections more pin (TOS
+# mem_tos on, IA -> IB, both ends in this guest), from MemAvailable
+# before and after: per connection (its two ends) and in all, and how many
+# came up within 30 s (ours admits rings against max_ring_memory and
+# refuses what is over it); the row NAME-N (ib-mem-N).
 mem_tos=1
 ib_memory() {
-	local n=$1 before after up
+	local n=$1 name=${2:-ib-mem} before after up
 
 	[ -n "$n" ] && [ "$n" -gt 0 ] || return 0
 	before=$(mem_avail_kib)
@@ -397,8 +397,41 @@ ib_memory() {
 	mem_tos=$((mem_tos + n))
 	sleep 2
 	after=$(mem_avail_kib)
-	[ "$up" -gt 0 ] || { echo "bench: no connection of ib-mem-$n came up" >&2; return 1; }
-	emit "\"workload\": \"ib-mem-$n\", \"kind\": \"memory\", \"result\": {\"kib_per_conn\": $(((before - after) / up)), \"mib_total\": $(((before - after) / 1024)), \"conns_up\": $up}"
+	[ "$up" -gt 0 ] || { echo "bench: no connection of $name-$n came up" >&2; return 1; }
+	emit "\"workload\": \"$name-$n\", \"kind\": \"memory\", \"result\": {\"kib_per_conn\": $(((before - after) / up)), \"mib_total\": $(((before - after) / 1024)), \"conns_up\": $up}"
+}
+
+# ib_rings_phase: the rows of ours with a receive ring per connection
+# (srq 0; *-rings, ib-mem-rings-N) against ours on the shared receive
+# queue (the default) and in-tree (which has rings only: its rows are the
+# same workloads again). rds_rdma is loaded anew after them, so that the
+# memory rows that follow start with no connection but the warm one.
+ib_rings_phase() {
+	local fails=0 w name req depth tasks args n
+
+	[ ${#IB_RINGS_WORKLOADS[@]} -gt 0 ] || [ ${#IB_MEM_CONNS[@]} -gt 0 ] ||
+		return 0
+	# Under ours' ring memory bound (an eighth of memory): a hundred
+	# connections' full rings would take half the guest's.
+	if [ "$stack" = ours ]; then
+		sysctl -qw net.rds.ib.srq=0 || return 1
+	fi
+	ib_warm $IA $IB || return 1
+	for w in "${IB_RINGS_WORKLOADS[@]}"; do
+		read -r name req depth tasks args <<<"$w"
+		# shellcheck disable=SC2086 # args: options, split
+		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
+	done
+	for n in "${IB_MEM_CONNS[@]}"; do
+		ib_memory "$n" ib-mem-rings || fails=$((fails + 1))
+	done
+	if [ "$stack" = ours ]; then
+		rds_rmmod rds_rdma || return 1
+	else
+		modprobe -r rds_rdma || return 1
+	fi
+	load_rdma && ib_warm $IA $IB || return 1
+	[ $fails = 0 ]
 }
 
 # ib_phase: the IB workloads, after the TCP ones; nothing to do without rxe.
@@ -429,6 +462,7 @@ ib_phase() {
 	done
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
+	ib_rings_phase || fails=$((fails + 1))
 	for n in "${IB_MEM_CONNS[@]}"; do
 		ib_memory "$n" || fails=$((fails + 1))
 	done

@@ -83,6 +83,14 @@ TARGETS = [
     ("cio-64B-d8", "msgs_per_sec", "intree", ">=", 1.3),
     ("cio-64B-d32", "msgs_per_sec", "intree", ">=", 1.3),
     ("cio-8K-d8", "msgs_per_sec", "intree", ">=", 1.3),
+    # Issue 37: idle RDS/IB connections with a ring each no dearer than
+    # in-tree's; a hundred on the shared receive queue a quarter of
+    # in-tree's at most, and the SRQ as fast as rings ("ours:W": ours'
+    # median over ours' median of W).
+    ("ib-mem-rings-1", "kib_per_conn", "intree", "<=", 1.0),
+    ("ib-mem-100", "mib_total", "intree", "<=", 0.25),
+    ("ib-8K-d8", "msgs_per_sec", "ours:ib-8K-d8-rings", ">=", 0.95),
+    ("ib-64B-d32", "msgs_per_sec", "ours:ib-64B-d32-rings", ">=", 0.95),
 ] + [
     # Issue 36: a dead peer costs ours at most a tenth of its rate to a
     # live one, against ours' own healthy rate ("self": the median of
@@ -249,6 +257,12 @@ def targets(result):
         elif against == "self":
             value = entry.get("ours", {}).get(metric, {}).get("median")
             what = "ours"
+        elif against.startswith("ours:"):
+            other = against[len("ours:"):]
+            a = entry.get("ours", {}).get(metric, {}).get("median")
+            b = result.get(other, {}).get("ours", {}).get(metric, {}).get("median")
+            value = a / b if a is not None and b else None
+            what = "ours / ours' %s" % other
         else:
             value = entry.get("ratio_ours_limit", {}).get("%s_vs_%s" % (metric, against))
             what = "ours / %s" % against
