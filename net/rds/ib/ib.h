@@ -244,8 +244,9 @@ static inline struct rds_ib_domain *rds_ib_dom(struct rds_device *dev)
 
 /* A send slot: one fragment in flight, from post to its (or a later)
  * signaled completion.  The header and data buffers are the slot's own,
- * mapped for the device while the queue pair lives: we copy the fragment
- * in, so no message is referenced by a fragment.
+ * mapped for the device while the queue pair lives (the data buffer from
+ * the slot's first fragment with data on): we copy the fragment in, so no
+ * message is referenced by a fragment.
  *
  * A slot may carry another work request instead, always signaled, whose
  * completion lets go of what it holds before the slot is free again: an

@@ -42,13 +42,15 @@ static void rds_ib_send_bufs_free(struct rds_ib_connection *ic,
 	for (i = 0; i < ic->i_send_nr; i++) {
 		struct rds_ib_send_slot *s = &ic->i_sends[i];
 
-		if (!s->s_data)
+		if (s->s_data) {
+			ib_dma_unmap_single(dev, s->s_data_dma, RDS_FRAG_SIZE,
+					    DMA_TO_DEVICE);
+			kfree(s->s_data);
+		}
+		if (!s->s_hdr)
 			continue;
-		ib_dma_unmap_single(dev, s->s_data_dma, RDS_FRAG_SIZE,
-				    DMA_TO_DEVICE);
 		ib_dma_unmap_single(dev, s->s_hdr_dma, sizeof(*s->s_hdr),
 				    DMA_TO_DEVICE);
-		kfree(s->s_data);
 		kfree(s->s_hdr);
 	}
 	kvfree(ic->i_sends);
@@ -62,6 +64,10 @@ static int rds_ib_map(struct ib_device *dev, void *buf, size_t len,
 	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
 }
 
+/* The slots with their header buffers; a slot's data buffer comes with
+ * its first fragment (rds_ib_send_data_buf()), so that an idle connection
+ * pins headers, not a megabyte of copies it never made.
+ */
 static int rds_ib_send_bufs_alloc(struct rds_ib_connection *ic,
 				  struct ib_device *dev)
 {
@@ -76,27 +82,18 @@ static int rds_ib_send_bufs_alloc(struct rds_ib_connection *ic,
 
 		s->s_index = i;
 		s->s_hdr = kzalloc(sizeof(*s->s_hdr), GFP_KERNEL);
-		s->s_data = kmalloc(RDS_FRAG_SIZE, GFP_KERNEL);
-		if (!s->s_hdr || !s->s_data)
+		if (!s->s_hdr)
 			goto err;
 		if (rds_ib_map(dev, s->s_hdr, sizeof(*s->s_hdr), DMA_TO_DEVICE,
-			       &s->s_hdr_dma))
-			goto err;
-		if (rds_ib_map(dev, s->s_data, RDS_FRAG_SIZE, DMA_TO_DEVICE,
-			       &s->s_data_dma)) {
-			ib_dma_unmap_single(dev, s->s_hdr_dma,
-					    sizeof(*s->s_hdr), DMA_TO_DEVICE);
+			       &s->s_hdr_dma)) {
+			kfree(s->s_hdr);
+			s->s_hdr = NULL;
 			goto err;
 		}
 	}
 	return 0;
 
 err:
-	/* The failed slot is half built: free it by hand, the rest in order. */
-	kfree(ic->i_sends[i].s_hdr);
-	kfree(ic->i_sends[i].s_data);
-	ic->i_sends[i].s_hdr = NULL;
-	ic->i_sends[i].s_data = NULL;
 	rds_ib_send_bufs_free(ic, dev);
 	return -ENOMEM;
 }

@@ -6,7 +6,9 @@
  * h_ack, and credits in h_credit, see below) followed by up to RDS_FRAG_SIZE bytes
  * of the payload, copied into the slot's own buffer: a message is done with
  * as soon as its last fragment is posted, and its place in cp_retrans is
- * the generic layer's business alone.  Only every i_max_unsignaled-th send
+ * the generic layer's business alone.  A slot gets its buffer when it
+ * first carries data, and keeps it until the ring is freed: an idle
+ * connection holds none of the copies a busy one does.  Only every i_max_unsignaled-th send
  * asks for a completion, which then frees every slot up to it.
  */
 #include <linux/scatterlist.h>
@@ -34,7 +36,6 @@ void rds_ib_send_ring_init(struct rds_ib_connection *ic)
 		s->s_sge[0].addr = s->s_hdr_dma;
 		s->s_sge[0].length = sizeof(struct rds_header);
 		s->s_sge[0].lkey = lkey;
-		s->s_sge[1].addr = s->s_data_dma;
 		s->s_sge[1].lkey = lkey;
 	}
 
@@ -506,6 +507,31 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	rds_ib_send_kick(ic);
 }
 
+/* @s's data buffer, made and mapped at its first use.  The sender may run
+ * in softirq: no sleep, and -ENOMEM has the generic layer try again soon.
+ */
+static int rds_ib_send_data_buf(struct ib_device *dev,
+				struct rds_ib_send_slot *s)
+{
+	void *buf;
+	u64 dma;
+
+	if (s->s_data)
+		return 0;
+	buf = kmalloc(RDS_FRAG_SIZE, GFP_NOWAIT | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	dma = ib_dma_map_single(dev, buf, RDS_FRAG_SIZE, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, dma)) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	s->s_data = buf;
+	s->s_data_dma = dma;
+	s->s_sge[1].addr = dma;
+	return 0;
+}
+
 static int rds_ib_post_frag(struct rds_ib_connection *ic,
 			    struct rds_message *rm, unsigned int off,
 			    unsigned int len, u32 adv)
@@ -526,7 +552,9 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 		return -EINVAL;
 	ib_dma_sync_single_for_device(dev, s->s_hdr_dma, sizeof(*hdr),
 				      DMA_TO_DEVICE);
-	ib_dma_sync_single_for_device(dev, s->s_data_dma, len, DMA_TO_DEVICE);
+	if (len)
+		ib_dma_sync_single_for_device(dev, s->s_data_dma, len,
+					      DMA_TO_DEVICE);
 
 	s->s_sge[1].length = len;
 	/* The slot may have carried another work request last time. */
@@ -605,7 +633,16 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		unsigned int len = min(rm->m_len - off, RDS_FRAG_SIZE);
 		u32 adv;
 
-		if (rds_ib_send_ring_full(ic) || !rds_ib_send_wait(ic, &adv))
+		if (rds_ib_send_ring_full(ic))
+			return -EAGAIN;
+		/* Before a credit is taken: it would be lost with the try. */
+		if (len) {
+			ret = rds_ib_send_data_buf(ic->i_dev->rd_dev,
+						   &ic->i_sends[ic->i_send_head]);
+			if (ret)
+				return ret;
+		}
+		if (!rds_ib_send_wait(ic, &adv))
 			return -EAGAIN;
 		ret = rds_ib_post_frag(ic, rm, off, len, adv);
 		if (ret)
