@@ -324,6 +324,7 @@ enum {
 	RDS_RECONNECT_PENDING,	/* cp_conn_w is queued */
 	RDS_DESTROY_PENDING,	/* no new work may be queued */
 	RDS_XMIT_AGAIN,		/* another pass wanted once RDS_IN_XMIT is free */
+	RDS_RECONNECT_YIELD,	/* the next reconnect leaves the peer room */
 };
 
 /*
@@ -507,6 +508,13 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr);
  * context; does nothing unless the path is CONNECTING or UP.
  */
 void rds_conn_path_error(struct rds_conn_path *cp, const char *why);
+/*
+ * Both ends connected at once and each refused the other's attempt: the
+ * end with the greater address yields, its next reconnect waiting long
+ * enough (twice the longest backoff) for the peer's next attempt to come
+ * and be accepted.  Any context.
+ */
+void rds_conn_path_yield(struct rds_conn_path *cp);
 /*
  * Start connecting if DOWN (e.g. an incoming connect for another path).
  * Paths other than 0 are only connected by the side with the smaller

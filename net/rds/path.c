@@ -128,14 +128,30 @@ void rds_queue_reconnect(struct rds_conn_path *cp)
 	cp->cp_reconnect_jiffies = delay ? min(delay * 2, max_j) : min_j;
 	/* Both ends of an IB connection connect, and refuse each other's
 	 * attempt while their own is under way: a random half of the wait
-	 * lets one of them win, as in-tree.
+	 * lets one of them win, as in-tree.  Where connecting takes longer
+	 * than the waits (hundreds of connections setting up at once, under
+	 * TCG), nothing keeps the two ends from meeting again and again; so
+	 * the end that yielded (rds_conn_path_yield()) waits past the
+	 * other's longest backoff, and the other's next attempt finds it
+	 * DOWN.
 	 */
-	if (delay) {
+	if (test_and_clear_bit(RDS_RECONNECT_YIELD, &cp->cp_flags)) {
+		delay = 2 * max_t(unsigned long, max_j, HZ);
+	} else if (delay) {
 		delay = clamp(delay, min_j, max_j);
 		delay -= get_random_u32_below(delay / 2 + 1);
 	}
 	rds_path_queue_connect(cp, delay);
 }
+
+void rds_conn_path_yield(struct rds_conn_path *cp)
+{
+	struct rds_connection *conn = cp->cp_conn;
+
+	if (memcmp(&conn->c_laddr, &conn->c_faddr, sizeof(conn->c_laddr)) > 0)
+		set_bit(RDS_RECONNECT_YIELD, &cp->cp_flags);
+}
+EXPORT_SYMBOL_GPL(rds_conn_path_yield);
 
 /* Paths other than 0 are only ever connected from the initiator's side. */
 void rds_conn_path_connect_if_down(struct rds_conn_path *cp)
@@ -164,6 +180,7 @@ void rds_connect_path_complete(struct rds_conn_path *cp, int curr)
 	 */
 	rds_recv_path_new_conn(cp);
 	cp->cp_reconnect_jiffies = 0;
+	clear_bit(RDS_RECONNECT_YIELD, &cp->cp_flags);
 	rds_hb_path_up(cp);
 	if (cp->cp_index == 0) {
 		/* A new peer connection knows nothing of our map. */

@@ -13,7 +13,10 @@
  *
  * Both sides connecting at once: a request for a path that is CONNECTING
  * is rejected (and so is ours at the peer); both back off by a random delay
- * and one attempt wins, as in-tree.  A request for a path that is UP means
+ * and one attempt wins, as in-tree, but the side with the greater address
+ * waits longer (rds_conn_path_yield()), so that the other's next attempt
+ * finds its path DOWN: with many connections setting up at once the
+ * random delays alone kept both sides meeting.  A request for a path that is UP means
  * the peer lost its side: the path is dropped, the request rejected, and
  * the peer's next attempt finds the path DOWN.
  *
@@ -682,6 +685,8 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		state = rds_conn_path_state(cp);
 		if (state == RDS_CONN_UP)
 			rds_conn_path_error(cp, "peer connected again");
+		else if (state == RDS_CONN_CONNECTING)
+			rds_conn_path_yield(cp);
 		goto reject_put;
 	}
 	ret = rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
