@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-ci-612: run: SRQs and their shared CQ on 6.12's verbs and rxe
+# rds-ci-debug: run: QPs leaving a shared receive queue, its teardown (KASAN, lockdep)
 # rds-cost: 200
 #
 # The shared receive queue (net.rds.ib.srq, on by default; srq_max_wr

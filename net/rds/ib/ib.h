@@ -17,9 +17,10 @@
  *        taken by rdma_destroy_id())
  *       -> rds_ib_req_sem (read: a connect request being handled)
  *         -> i_mutex (a path's attachment to an id, see rds_ib_connection)
- *           -> s_mutex (an SRQ's, see struct rds_ib_srq)
  *           -> rds_ib_devices_mutex -> rds_ib_domains_mutex -> dom_mutex
  *             -> rd_lock -> dom_lock (see struct rds_ib_domain)
+ *           -> dom_mutex -> s_mutex (an SRQ's, see struct rds_ib_srq;
+ *              also under i_mutex alone)
  *   rin_accept_lock (the accept counts) is a leaf, taken anywhere;
  *   rds_ib_mem_mutex (ring admissions, mem.c) a leaf under i_mutex.
  *   A receive budget (struct rds_ib_recv_budget) has no lock: atomics.
