@@ -82,9 +82,8 @@ static void rds_ib_recv_budget_put(struct rds_ib_recv_budget *rb)
 
 /* A page for @rb's ring: always within the ring's size, beyond it only
  * under the caps.  Only the ring's refill charges @rb (under i_mutex, or
- * an SRQ's s_mutex), so
- * rb_held cannot grow between the look and the increment; it may shrink,
- * which errs on the safe side.
+ * an SRQ's s_mutex), so rb_held cannot grow between the look and the
+ * increment; it may shrink, which errs on the safe side.
  */
 static bool rds_ib_recv_page_charge(struct rds_ib_recv_budget *rb)
 {
