@@ -361,12 +361,17 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	if (!ic->i_qp)
 		return;
 	/* Every posted request completes (flushed) before this returns: a
-	 * ring's receives too, an SRQ's when its QP goes.
+	 * ring's receives too, an SRQ's when its QP goes.  Not
+	 * ib_drain_qp() on an SRQ's QP: from 6.10 on it drains the SRQ
+	 * too, polling the receive CQ itself and calling each completion's
+	 * done() (an SRQ's CQ is every QP's of the domain, and ours), and
+	 * waits up to a minute for the device's LAST_WQE_REACHED.
 	 */
-	ib_drain_qp(ic->i_qp);
 	if (ic->i_srq) {
+		ib_drain_sq(ic->i_qp);
 		rds_ib_srq_destroy_qp(ic->i_srq, ic, cm_id);
 	} else {
+		ib_drain_qp(ic->i_qp);
 		rdma_destroy_qp(cm_id);
 		ic->i_qp = NULL;
 		rds_ib_recv_cq_destroy(ic);

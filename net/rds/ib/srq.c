@@ -25,6 +25,23 @@
 
 #include "ib.h"
 
+/* Only our poller takes the SRQ's completions (rds_ib_srq_poll_cq()), one
+ * run at a time.  Anything else that polls the CQ and calls done() (6.10's
+ * ib_drain_qp() does, which we never call on an SRQ's QP) would race it:
+ * say so, and give the slot back untouched.
+ */
+static void rds_ib_srq_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_srq *srq = cq->cq_context;
+	struct rds_ib_recv_slot *slot = container_of(wc->wr_cqe,
+						     struct rds_ib_recv_slot,
+						     r_cqe);
+
+	WARN_ON_ONCE(1);
+	llist_add(&slot->r_free, &srq->s_free);
+	atomic_inc(&srq->s_unposted);
+}
+
 /* Posts every slot waiting on s_free; under s_mutex.  0, or the first
  * error: the slots not posted wait for the next try.
  */
@@ -41,6 +58,7 @@ static int rds_ib_srq_refill(struct rds_ib_srq *srq, gfp_t gfp)
 		if (!ret)
 			ret = rds_ib_recv_slot_fill(srq->s_dev, slot, gfp);
 		if (!ret) {
+			slot->r_cqe.done = rds_ib_srq_cqe_done;
 			rds_ib_recv_wr_prep(srq->s_dev, lkey, slot);
 			ret = ib_post_srq_recv(srq->s_srq, &slot->r_wr, NULL);
 		}
