@@ -26,6 +26,7 @@ from rdmacm_peer import counters, sysctl  # noqa
 
 PORT_RX, PORT_TX = 4700, 4701
 PAGE = 4096
+RAISED = 1 << 30
 
 
 def main(addr, peer, n):
@@ -33,9 +34,16 @@ def main(addr, peer, n):
     names = ("ib_srq_created", "ib_srq_qp", "ib_ring_shrunk",
              "ib_ring_refused")
     send_wr, recv_wr = sysctl("max_send_wr"), sysctl("max_recv_wr")
+    old = (sysctl("max_ring_memory"), sysctl("max_ring_memory_per_netns"))
     rx = rds_socket(peer, port=PORT_RX)
     txs = []
     try:
+        # Room for them all: the default bound (an eighth of memory,
+        # half of it per netns) is some 110 MiB per netns on the debug
+        # kernel's guest, less than 200 connections' send rings and two
+        # SRQs; the bound is test_ib_memory.sh's and pair_ib_many.sh's.
+        sysctl("max_ring_memory", RAISED)
+        sysctl("max_ring_memory_per_netns", RAISED)
         base = sysctl("ring_memory")
         before = counters(*names)
         for tos in range(1, n + 1):
@@ -74,6 +82,8 @@ def main(addr, peer, n):
         for s in txs:
             s.close()
         rx.close()
+        sysctl("max_ring_memory", old[0])
+        sysctl("max_ring_memory_per_netns", old[1])
 
 
 if __name__ == "__main__":
