@@ -219,6 +219,21 @@ ib_first_ping() {
 	ktap_finished
 }
 
+# ib_rxe_gone_ring_memory_zero: the rxe devices deleted, and every
+# connection with them: ring_memory (what RDS/IB rings and SRQs pin)
+# comes back to 0 within 30 s.
+ib_rxe_gone_ring_memory_zero() {
+	local i
+
+	rdma link del rxe0 && rdma link del rxe1 || return 1
+	for i in $(seq 1 150); do
+		[ "$(sysctl -n net.rds.ib.ring_memory)" = 0 ] && return 0
+		sleep 0.2
+	done
+	echo "# ring_memory $(sysctl -n net.rds.ib.ring_memory) with no device"
+	return 1
+}
+
 # ib_both_warm: ib_warm both ways between the rxe pair's addresses.
 ib_both_warm() {
 	ib_warm $IA $IB && ib_warm $IB $IA

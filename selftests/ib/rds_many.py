@@ -32,6 +32,26 @@ def ring_memory():
     return sysctl("ring_memory")
 
 
+def check_each_once(got, n):
+    """Every TOS of 1..N in @got (TOS -> count), once."""
+    missing = [t for t in range(1, n + 1) if t not in got]
+    check(not missing, "every message came (missing TOS %s)" %
+          missing[:10])
+    dup = [t for t, c in got.items() if c != 1]
+    check(not dup, "each once (TOS %s more)" % dup[:10])
+
+
+def bound_set(value):
+    """Sets the ring memory bound, host and netns, to @value (a pair:
+    each its own); returns the old pair."""
+    if not isinstance(value, tuple):
+        value = (value, value)
+    old = (sysctl("max_ring_memory"), sysctl("max_ring_memory_per_netns"))
+    sysctl("max_ring_memory_per_netns", value[1])
+    sysctl("max_ring_memory", value[0])
+    return old
+
+
 def wait_and_sample(rx, want, seconds, bound, got):
     """Reads into @got (TOS -> count) until @want messages came or
     @seconds passed, checking the bound at every turn: the highest
@@ -86,18 +106,13 @@ def main(addr, peer, n, extra):
         sysctl("max_ring_memory", RAISED)
         sysctl("max_ring_memory_per_netns", RAISED)
         wait_and_sample(rx, n, 240, None, got)
-        missing = [t for t in range(1, n + 1) if t not in got]
-        check(not missing, "every message came (missing TOS %s)" %
-              missing[:10])
-        dup = [t for t, c in got.items() if c != 1]
-        check(not dup, "each once (TOS %s more)" % dup[:10])
+        check_each_once(got, n)
         print("bound raised: all %d messages came, once each" % n)
     finally:
         for s in txs:
             s.close()
         rx.close()
-        sysctl("max_ring_memory", old[0])
-        sysctl("max_ring_memory_per_netns", old[1])
+        bound_set(old)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rds_budget import set_tos  # noqa
 from rds_mr import Fail, check, rds_socket  # noqa
 from rdmacm_peer import counters, sysctl  # noqa
+from rds_many import bound_set, check_each_once  # noqa
 
 PORT = 4800
 RAISED = 1 << 30
@@ -35,12 +36,11 @@ LIMIT_S = 420
 def serve(addr, n, extra, under):
     n, extra, under = int(n), int(extra), float(under)
     names = ("ib_ring_shrunk", "ib_ring_refused", "ib_srq_qp")
-    old = (sysctl("max_ring_memory"), sysctl("max_ring_memory_per_netns"))
     rx = rds_socket(addr, port=PORT)
+    old = None
     try:
         bound = sysctl("ring_memory") + extra
-        sysctl("max_ring_memory_per_netns", bound)
-        sysctl("max_ring_memory", bound)
+        old = bound_set(bound)
         before = counters(*names)
         print("bound %d bytes above what the rings pin: %d" % (extra, bound))
         got = {}
@@ -63,8 +63,7 @@ def serve(addr, n, extra, under):
                     check(mid["ib_ring_refused"] > before["ib_ring_refused"]
                           or mid["ib_ring_shrunk"] > before["ib_ring_shrunk"],
                           "the bound refused or shrank some connections")
-                    sysctl("max_ring_memory", RAISED)
-                    sysctl("max_ring_memory_per_netns", RAISED)
+                    bound_set(RAISED)
                     raised = True
             if select.select([rx], [], [], 0.2)[0]:
                 data, src = rx.recvfrom(64)
@@ -72,19 +71,15 @@ def serve(addr, n, extra, under):
                 got[tos] = got.get(tos, 0) + 1
                 rx.sendto(data, src)
         check(raised, "the bound held until raised")
-        missing = [t for t in range(1, n + 1) if t not in got]
-        check(not missing, "every message came (missing TOS %s)" %
-              missing[:10])
-        dup = [t for t, c in got.items() if c != 1]
-        check(not dup, "each once (TOS %s more)" % dup[:10])
+        check_each_once(got, n)
         after = counters(*names)
         print("%s in all" % {k: after[k] - before[k] for k in names})
         # Let the last echoes go out before the socket closes.
         time.sleep(5)
     finally:
         rx.close()
-        sysctl("max_ring_memory", old[0])
-        sysctl("max_ring_memory_per_netns", old[1])
+        if old:
+            bound_set(old)
 
 
 def send(addr, peer, n):

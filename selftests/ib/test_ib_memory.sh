@@ -65,17 +65,9 @@ reload() {
 
 # A connection again, then the devices go, and every connection with them.
 memory_returns() {
-	local i
-
 	ib_warm $IA $IB || { echo "# no connection $IA -> $IB"; return 1; }
 	echo "# ring_memory $(sysctl -n net.rds.ib.ring_memory) with it"
-	rdma link del rxe0 && rdma link del rxe1 || return 1
-	for i in $(seq 1 150); do
-		[ "$(sysctl -n net.rds.ib.ring_memory)" = 0 ] && return 0
-		sleep 0.2
-	done
-	echo "# ring_memory $(sysctl -n net.rds.ib.ring_memory) with no device"
-	return 1
+	ib_rxe_gone_ring_memory_zero
 }
 
 ktap_plan 8
