@@ -364,8 +364,8 @@ def cell(st):
 
 def verdict(t):
     if t["met"] is None:
-        return "%s %.1f: not measured" % (t["op"], t["threshold"])
-    return "%s %.1f: %s" % (t["op"], t["threshold"], "met" if t["met"] else "**not met**")
+        return "%s %g: not measured" % (t["op"], t["threshold"])
+    return "%s %g: %s" % (t["op"], t["threshold"], "met" if t["met"] else "**not met**")
 
 
 def deadpeer(result):
