@@ -107,11 +107,16 @@ static void rds_path_queue_connect(struct rds_conn_path *cp,
 		clear_bit(RDS_RECONNECT_PENDING, &cp->cp_flags);
 }
 
+/* Our address against the peer's, as memcmp() orders them. */
+static int rds_conn_addr_cmp(struct rds_connection *conn)
+{
+	return memcmp(&conn->c_laddr, &conn->c_faddr, sizeof(conn->c_laddr));
+}
+
 /* Paths other than 0 are connected by the side with the smaller address. */
 static bool rds_conn_is_initiator(struct rds_connection *conn)
 {
-	return memcmp(&conn->c_laddr, &conn->c_faddr,
-		      sizeof(conn->c_laddr)) < 0;
+	return rds_conn_addr_cmp(conn) < 0;
 }
 
 /* The first attempt goes at once; each failure doubles the wait, between
@@ -146,9 +151,7 @@ void rds_queue_reconnect(struct rds_conn_path *cp)
 
 void rds_conn_path_yield(struct rds_conn_path *cp)
 {
-	struct rds_connection *conn = cp->cp_conn;
-
-	if (memcmp(&conn->c_laddr, &conn->c_faddr, sizeof(conn->c_laddr)) > 0)
+	if (rds_conn_addr_cmp(cp->cp_conn) > 0)
 		set_bit(RDS_RECONNECT_YIELD, &cp->cp_flags);
 }
 EXPORT_SYMBOL_GPL(rds_conn_path_yield);

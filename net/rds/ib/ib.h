@@ -376,6 +376,14 @@ struct rds_ib_srq {
 	u32			s_mem;		/* pages admitted, mem.c */
 };
 
+/* Maps @buf for the device: 0, or -ENOMEM when the mapping failed. */
+static inline int rds_ib_map(struct ib_device *dev, void *buf, size_t len,
+			     enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
+}
+
 /* Counters in RDS_INFO_COUNTERS, by in-tree's names. */
 enum rds_ib_stat {
 	RDS_IB_STAT_TX_RING_FULL,

@@ -57,13 +57,6 @@ static void rds_ib_send_bufs_free(struct rds_ib_connection *ic,
 	ic->i_sends = NULL;
 }
 
-static int rds_ib_map(struct ib_device *dev, void *buf, size_t len,
-		      enum dma_data_direction dir, u64 *dma)
-{
-	*dma = ib_dma_map_single(dev, buf, len, dir);
-	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
-}
-
 /* The slots with their header buffers; a slot's data buffer comes with
  * its first fragment (rds_ib_send_data_buf()), so that an idle connection
  * pins headers, not a megabyte of copies it never made.

@@ -190,19 +190,16 @@ struct rds_ib_recv_slot *rds_ib_recv_slots_alloc(struct ib_device *dev,
 		return NULL;
 	for (i = 0; i < nr; i++) {
 		struct rds_ib_recv_slot *r = &slots[i];
-		u64 dma;
 
 		r->r_hdr = kzalloc(sizeof(*r->r_hdr), GFP_KERNEL);
 		if (!r->r_hdr)
 			goto err;
-		dma = ib_dma_map_single(dev, r->r_hdr, sizeof(*r->r_hdr),
-					DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(dev, dma)) {
+		if (rds_ib_map(dev, r->r_hdr, sizeof(*r->r_hdr),
+			       DMA_FROM_DEVICE, &r->r_hdr_dma)) {
 			kfree(r->r_hdr);
 			r->r_hdr = NULL;
 			goto err;
 		}
-		r->r_hdr_dma = dma;
 	}
 	for (i = 0; i < nr; i++)
 		llist_add(&slots[i].r_free, free);

@@ -514,21 +514,19 @@ static int rds_ib_send_data_buf(struct ib_device *dev,
 				struct rds_ib_send_slot *s)
 {
 	void *buf;
-	u64 dma;
 
 	if (s->s_data)
 		return 0;
 	buf = kmalloc(RDS_FRAG_SIZE, GFP_NOWAIT | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
-	dma = ib_dma_map_single(dev, buf, RDS_FRAG_SIZE, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(dev, dma)) {
+	if (rds_ib_map(dev, buf, RDS_FRAG_SIZE, DMA_TO_DEVICE,
+		       &s->s_data_dma)) {
 		kfree(buf);
 		return -ENOMEM;
 	}
 	s->s_data = buf;
-	s->s_data_dma = dma;
-	s->s_sge[1].addr = dma;
+	s->s_sge[1].addr = s->s_data_dma;
 	return 0;
 }
 

@@ -25,6 +25,17 @@
 
 #include "ib.h"
 
+/* A completed slot goes back to the pool; a batch of them wakes the
+ * refill.
+ */
+static void rds_ib_srq_slot_back(struct rds_ib_srq *srq,
+				 struct rds_ib_recv_slot *slot)
+{
+	llist_add(&slot->r_free, &srq->s_free);
+	if (atomic_inc_return(&srq->s_unposted) >= (int)srq->s_refill_batch)
+		queue_delayed_work(rds_wq, &srq->s_refill_w, 0);
+}
+
 /* Only our poller takes the SRQ's completions (rds_ib_srq_poll_cq()), one
  * run at a time.  Anything else that polls the CQ and calls done() (6.10's
  * ib_drain_qp() does, which we never call on an SRQ's QP) would race it:
@@ -38,8 +49,7 @@ static void rds_ib_srq_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
 						     r_cqe);
 
 	WARN_ON_ONCE(1);
-	llist_add(&slot->r_free, &srq->s_free);
-	atomic_inc(&srq->s_unposted);
+	rds_ib_srq_slot_back(srq, slot);
 }
 
 /* Posts every slot waiting on s_free; under s_mutex.  0, or the first
@@ -58,7 +68,6 @@ static int rds_ib_srq_refill(struct rds_ib_srq *srq, gfp_t gfp)
 		if (!ret)
 			ret = rds_ib_recv_slot_fill(srq->s_dev, slot, gfp);
 		if (!ret) {
-			slot->r_cqe.done = rds_ib_srq_cqe_done;
 			rds_ib_recv_wr_prep(srq->s_dev, lkey, slot);
 			ret = ib_post_srq_recv(srq->s_srq, &slot->r_wr, NULL);
 		}
@@ -125,9 +134,7 @@ static void rds_ib_srq_recv_one(struct rds_ib_srq *srq, struct ib_wc *wc)
 	else if (wc->status != IB_WC_WR_FLUSH_ERR)
 		bad = "receive completion error";
 
-	llist_add(&slot->r_free, &srq->s_free);
-	if (atomic_inc_return(&srq->s_unposted) >= (int)srq->s_refill_batch)
-		queue_delayed_work(rds_wq, &srq->s_refill_w, 0);
+	rds_ib_srq_slot_back(srq, slot);
 	if (bad)
 		rds_conn_path_error(ic->i_cp, bad);
 }
@@ -251,8 +258,10 @@ static struct rds_ib_srq *rds_ib_srq_create(struct rds_ib_domain *dom,
 	srq->s_budget = rds_ib_recv_budget_new(nr, nr, GFP_KERNEL);
 	if (!srq->s_budget)
 		goto err_nomem;
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		srq->s_slots[i].r_budget = srq->s_budget;
+		srq->s_slots[i].r_cqe.done = rds_ib_srq_cqe_done;
+	}
 
 	/* Room for a completion of every slot: nothing else completes here
 	 * (ib_drain_qp() leaves an SRQ's receives alone).
