@@ -11,7 +11,7 @@
 #   make run [KVER=X]    build everything and run selftests/demo.sh in a guest
 #   make bench [KVER=X]  ours against the in-tree RDS in alternating guests:
 #                        build/bench/results.{json,md,svg,png} (bench/bench.sh);
-#                        BENCH_PROFILE=smoke|latency|deadpeer, BENCH_CPUS=2 (guests of two CPUs)
+#                        BENCH_PROFILE=smoke|latency|deadpeer|ibmem, BENCH_CPUS=1 (guests of one CPU)
 #   make fuzz [KVER=X] [FUZZ_MINUTES=N]  selftests/fuzz/ in a guest: rds_fuzz
 #                        for N minutes (default 10), then trinity on AF_RDS
 #   make soak [KVER=X] [SOAK_MINUTES=N]  RDS/TCP traffic in a guest for N minutes

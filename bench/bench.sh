@@ -56,6 +56,8 @@ esac
 tsc_khz=${RDS_BENCH_TSC_KHZ:-$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9]*\)\.\([0-9]*\) MHz processor.*/\1\2/p' | head -n 1)}
 [ -n "$tsc_khz" ] || tsc_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
 append="tsc=reliable clocksource=tsc${tsc_khz:+ tsc_early_khz=$tsc_khz}"
+# GUEST_APPEND (a profile's): more of the guests' kernel command line.
+append+="${GUEST_APPEND:+ $GUEST_APPEND}"
 
 mkdir -p "$out"
 raw=$out/raw.jsonl

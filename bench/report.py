@@ -86,9 +86,14 @@ TARGETS = [
     # Issue 37: idle RDS/IB connections with a ring each no dearer than
     # in-tree's; a hundred on the shared receive queue a quarter of
     # in-tree's at most, and the SRQ as fast as rings ("ours:W": ours'
-    # median over ours' median of W).
-    ("ib-mem-rings-1", "kib_per_conn", "intree", "<=", 1.0),
-    ("ib-mem-100", "mib_total", "intree", "<=", 0.25),
+    # median over ours' median of W; "intree:W": over in-tree's of W).
+    # Per idle connection from ten (one is within MemAvailable's noise).
+    # In-tree cannot keep a hundred up in one TCG guest (guest-bench.sh's
+    # ib_memory says why) and has no ib-mem-100 row; a ring per
+    # connection makes its memory linear in them: ours' hundred are set
+    # against a hundred times in-tree's connection of ib-mem-10.
+    ("ib-mem-rings-10", "kib_per_conn", "intree", "<=", 1.0),
+    ("ib-mem-100", "kib_per_conn", "intree:ib-mem-10", "<=", 0.25),
     ("ib-8K-d8", "msgs_per_sec", "ours:ib-8K-d8-rings", ">=", 0.95),
     ("ib-64B-d32", "msgs_per_sec", "ours:ib-64B-d32-rings", ">=", 0.95),
 ] + [
@@ -257,12 +262,12 @@ def targets(result):
         elif against == "self":
             value = entry.get("ours", {}).get(metric, {}).get("median")
             what = "ours"
-        elif against.startswith("ours:"):
-            other = against[len("ours:"):]
+        elif against.split(":")[0] in ("ours", "intree") and ":" in against:
+            stack, other = against.split(":", 1)
             a = entry.get("ours", {}).get(metric, {}).get("median")
-            b = result.get(other, {}).get("ours", {}).get(metric, {}).get("median")
+            b = result.get(other, {}).get(stack, {}).get(metric, {}).get("median")
             value = a / b if a is not None and b else None
-            what = "ours / ours' %s" % other
+            what = "ours / %s %s" % ("ours'" if stack == "ours" else "in-tree's", other)
         else:
             value = entry.get("ratio_ours_limit", {}).get("%s_vs_%s" % (metric, against))
             what = "ours / %s" % against
