@@ -56,6 +56,13 @@ esac
 tsc_khz=${RDS_BENCH_TSC_KHZ:-$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9]*\)\.\([0-9]*\) MHz processor.*/\1\2/p' | head -n 1)}
 [ -n "$tsc_khz" ] || tsc_khz=$(awk '/^cpu MHz/ { printf "%d", $4 * 1000; exit }' /proc/cpuinfo)
 append="tsc=reliable clocksource=tsc${tsc_khz:+ tsc_early_khz=$tsc_khz}"
+# Without KASLR: under TCG what a message costs moved from boot to boot
+# by up to two times for RDS (both stacks' modules) and not for plain TCP;
+# with the kernel and the modules where they were in the last boot, three
+# rounds of four TCP rows spread 1.05-1.28 (max over min) against
+# 1.09-1.58 with KASLR the same hour (Documentation/performance.rst,
+# "Boots without KASLR"). KASLR=1 (a profile's) keeps it.
+[ "${KASLR:-0}" = 1 ] || append+=" nokaslr"
 # GUEST_APPEND (a profile's): more of the guests' kernel command line.
 append+="${GUEST_APPEND:+ $GUEST_APPEND}"
 
