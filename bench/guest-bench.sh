@@ -209,6 +209,16 @@ profile() {
 		perf report -i "$data" --stdio --children -g none --percent-limit 2 \
 			--sort sym 2>/dev/null | sed -n '/^ *[0-9]/p' | head -n 120
 	} >"${txt%.txt}.children.txt"
+	# Who waits for a spinlock, and whose IRQ-off sections the sampling
+	# interrupt waited for (their samples land on the unlock that ends
+	# them): the callers of each, two levels of chain shown.
+	{
+		echo "# the same samples, callers of the spinlock slow path and of irqrestore"
+		perf report -i "$data" --stdio --no-children -g graph,0.5,callee,function,percent \
+			--max-stack 6 --percent-limit 0.5 --sort sym \
+			--symbols native_queued_spin_lock_slowpath,_raw_spin_unlock_irqrestore,_raw_spin_unlock_irq \
+			2>/dev/null | grep -v '^$' | head -n 200
+	} >"${txt%.txt}.locks.txt"
 	rm -f "$data"
 	echo "bench: profile of $name in $txt"
 	sed -n '/^ *[0-9]/p' "$txt" | head -n 15 | sed "s/^/bench: $stack $name: /"
