@@ -213,10 +213,10 @@ profile() {
 	# interrupt waited for (their samples land on the unlock that ends
 	# them): the callers of each, two levels of chain shown.
 	{
-		echo "# the same samples, callers of the spinlock slow path and of irqrestore"
+		echo "# the same samples, callers of the spinlock slow path and of the irqrestores"
 		perf report -i "$data" --stdio --no-children -g graph,0.5,callee,function,percent \
 			--max-stack 6 --percent-limit 0.5 --sort sym \
-			--symbols native_queued_spin_lock_slowpath,_raw_spin_unlock_irqrestore,_raw_spin_unlock_irq \
+			--symbols native_queued_spin_lock_slowpath,_raw_spin_unlock_irqrestore,_raw_spin_unlock_irq,_raw_read_unlock_irqrestore,_raw_write_unlock_irqrestore \
 			2>/dev/null | grep -v '^$' | head -n 200
 	} >"${txt%.txt}.locks.txt"
 	rm -f "$data"
