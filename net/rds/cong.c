@@ -259,6 +259,12 @@ static void rds_cong_resync(struct rds_connection *conn, __be16 port)
  */
 #define RDS_CONG_RESYNC_POLL	(RDS_CONG_RESYNC_JIFFIES / 4)
 
+/* A send to a congested port: ENOBUFS when non-blocking, as in-tree; a
+ * blocking one waits for the port to open, but no longer than SO_SNDTIMEO
+ * (ETIMEDOUT then, as a full send buffer says).  In-tree waits for the
+ * port however long that takes, whatever SO_SNDTIMEO says: a port whose
+ * reader is gone would hold the sender for good.
+ */
 int rds_cong_wait(struct rds_connection *conn, __be16 port, bool nonblock,
 		  struct rds_sock *rs)
 {
@@ -296,7 +302,7 @@ int rds_cong_wait(struct rds_connection *conn, __be16 port, bool nonblock,
 		if (left != MAX_SCHEDULE_TIMEOUT) {
 			left -= slice;
 			if (!left)
-				return -EAGAIN;
+				return -ETIMEDOUT;
 		}
 		rds_cong_resync(conn, port);
 	}

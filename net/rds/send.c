@@ -974,7 +974,8 @@ static int rds_send_queue_wait(struct rds_sock *rs, struct rds_conn_path **cpp,
 						timeo);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	return left ? sock_intr_errno(timeo) : -EAGAIN;
+	/* SO_SNDTIMEO ran out: ETIMEDOUT, as in-tree says. */
+	return left ? sock_intr_errno(timeo) : -ETIMEDOUT;
 }
 
 /* Where to, from where, and on what: the socket state sendmsg needs. */

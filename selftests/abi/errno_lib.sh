@@ -10,6 +10,7 @@
 # through SO_RDS_TRANSPORT. Source it after lib.sh and modprobe_lib.sh.
 
 ERRNO_GOLDEN=$RDS_ROOT/selftests/abi/rds_errno.golden
+ERRNO_OURS=$RDS_ROOT/selftests/abi/rds_errno.ours
 
 # This namespace's end of a veth pair has 192.0.2.1 and fd00::1, the other end
 # (in netns rds-peer) 192.0.2.2 and fd00::2: a TCP capable local address.
@@ -25,23 +26,45 @@ errno_link() {
 	ip -n rds-peer link set lo up
 }
 
-# errno_compare OUT: diff OUT against the golden file; print OUT whole when
-# there is no golden file yet (to make one from an in-tree run).
+# The golden file with our deliberate differences (rds_errno.ours) in
+# place of in-tree's lines; a difference naming no case of the golden
+# file is stale and fails.
+errno_expected_ours() {
+	awk 'NR == FNR { if (NF && $1 !~ /^#/) { k = $1; $1 = ""; d[k] = substr($0, 2) } next }
+	     $1 in d { print $1, d[$1]; seen[$1] = 1; next }
+	     { print }
+	     END { for (k in d) if (!(k in seen)) { print "stale difference " k > "/dev/stderr"; exit 1 } }' \
+		"$ERRNO_OURS" "$ERRNO_GOLDEN"
+}
+
+# errno_compare OUT [--ours]: diff OUT against the golden file (with our
+# deliberate differences applied, --ours); print OUT whole when there is
+# no golden file yet (to make one from an in-tree run).
 errno_compare() {
+	local want rc=0
 	if [ ! -e "$ERRNO_GOLDEN" ]; then
 		echo "no $ERRNO_GOLDEN; this run's output:"
 		sed 's/^/golden: /' "$1"
 		return 1
 	fi
-	diff -u "$ERRNO_GOLDEN" "$1"
+	want=$(mktemp)
+	if [ "$2" = --ours ]; then
+		errno_expected_ours >"$want" || rc=1
+	else
+		cp "$ERRNO_GOLDEN" "$want"
+	fi
+	diff -u "$want" "$1" || rc=1
+	rm -f "$want"
+	return $rc
 }
 
+# errno_run [--ours]
 errno_run() {
 	local out rc=0
 	out=$(mktemp)
 	timeout 60 "$BIN/rds_errno" 192.0.2.1 192.0.2.2 fd00::1 fd00::2 >"$out" 2>&1 ||
 		{ echo "rds_errno failed or hung (exit $?)"; rc=1; }
-	errno_compare "$out" || rc=1
+	errno_compare "$out" "$1" || rc=1
 	rm -f "$out"
 	return $rc
 }

@@ -16,13 +16,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/rds.h>
@@ -396,6 +399,121 @@ static void case_send_cmsg(void)
 }
 
 /* MSG_ZEROCOPY and its cookie, on loopback and on TCP. */
+static void on_alarm(int sig __attribute__((unused)))
+{
+}
+
+/* A blocking sendmsg() of @len bytes to @dst:@port that gives up after
+ * SO_SNDTIMEO @timeo_ms (0: none) or, at the latest, at a SIGALRM after
+ * @alarm_ms, which interrupts it (no SA_RESTART): EINTR.
+ */
+static int send_blocking(int fd, const char *dst, int port, size_t len,
+			 int timeo_ms, int alarm_ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct timeval tv = { timeo_ms / 1000, timeo_ms % 1000 * 1000 };
+	struct itimerval it = { .it_value = { alarm_ms / 1000, alarm_ms % 1000 * 1000 } };
+	struct itimerval off = { 0 };
+	static char buf[4096];
+	union addr a;
+	socklen_t alen = addr_make(&a, dst, port);
+	int ret, err;
+
+	sigaction(SIGALRM, &sa, NULL);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setitimer(ITIMER_REAL, &it, NULL);
+	ret = sendto(fd, buf, len, 0, &a.sa, alen);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	errno = err;
+	return ret;
+}
+
+/* One non-blocking sendmsg() of @len bytes to @dst:@port. */
+static int send_to_port(int fd, const char *dst, int port, size_t len)
+{
+	static char buf[4096];
+	union addr a;
+	socklen_t alen = addr_make(&a, dst, port);
+
+	return sendto(fd, buf, len, MSG_DONTWAIT, &a.sa, alen);
+}
+
+static void run_ip(const char *fmt, const char *addr)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), fmt, addr);
+	if (system(cmd))
+		ktap_bail("%s failed", cmd);
+}
+
+/* A socket of the peer's namespace (rds-peer, see errno_lib.sh) bound
+ * to PEER4:@port with SO_RCVBUF @rcvbuf, that never reads.
+ */
+static int peer_socket(int port, int rcvbuf)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY);
+	int peer = open("/run/netns/rds-peer", O_RDONLY);
+	int fd;
+
+	if (self < 0 || peer < 0 || setns(peer, CLONE_NEWNET))
+		ktap_bail("into netns rds-peer: %s", strerror(errno));
+	fd = bound(peer4, port, -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (setns(self, CLONE_NEWNET))
+		ktap_bail("back from netns rds-peer: %s", strerror(errno));
+	close(self);
+	close(peer);
+	return fd;
+}
+
+/* Send timeouts over RDS/TCP to the peer's namespace (in-tree's loopback
+ * transport never congests).  The first message goes to a port nobody
+ * holds, so that the multipath handshake is over before anything blocks:
+ * a blocking send that in-tree hashes to a lane other than 0 would
+ * otherwise wait for the handshake, without a timeout.
+ *
+ * A congested port: the peer's receiver has an 8 KiB SO_RCVBUF and does
+ * not read; non-blocking sends go one every 2 ms until the peer's map
+ * says congested.  In-tree then waits for the port however long it
+ * takes, SO_SNDTIMEO or not: only the SIGALRM ends its wait.
+ *
+ * A full send buffer: a 4 KiB SO_SNDBUF holding 1 KiB messages that the
+ * peer never acknowledges, because its neighbour entry points nowhere
+ * now.
+ */
+static void case_send_timeout(void)
+{
+	int fd = bound(local4, 4008, -1), rx = peer_socket(4010, 8192);
+	int val = 4096, i, ret = 0;
+
+	if (send_blocking(fd, peer4, 4000, 16, 10000, 10000) < 0)
+		ktap_bail("first send to %s: %s", peer4, strerror(errno));
+	usleep(500000);
+
+	for (i = 0; i < 1000 && ret >= 0; i++) {
+		ret = send_to_port(fd, peer4, 4010, 4096);
+		if (ret >= 0)
+			usleep(2000);
+	}
+	report("send-cong-nonblock", ret);
+	report("send-cong-signal", send_blocking(fd, peer4, 4010, 100, 0, 200));
+	report("send-cong-sndtimeo", send_blocking(fd, peer4, 4010, 100, 200, 1000));
+	close(rx);
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val));
+	run_ip("ip neigh replace %s lladdr 02:00:00:00:00:99 dev rdse0 nud permanent",
+	       peer4);
+	for (i = 0, ret = 0; i < 256 && ret >= 0; i++)
+		ret = send_to_port(fd, peer4, 4000, 1024);
+	report("send-full-nonblock", ret);
+	report("send-full-sndtimeo", send_blocking(fd, peer4, 4000, 1024, 200, 5000));
+	report("send-full-signal", send_blocking(fd, peer4, 4000, 1024, 0, 200));
+	close(fd);
+	run_ip("ip neigh del %s dev rdse0", peer4);
+}
+
 static void case_zerocopy(void)
 {
 	int fd;
@@ -633,5 +751,6 @@ int main(int argc, char **argv)
 	case_rx_latency();
 	case_info();
 	case_ioctl();
+	case_send_timeout();
 	return 0;
 }

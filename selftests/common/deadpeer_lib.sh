@@ -210,11 +210,11 @@ dp_refusals() {
 }
 
 # Halfway through the silence: a send to X waits its SO_SNDTIMEO (0.5 s)
-# and fails with EAGAIN, POLLOUT stays off meanwhile (X was refused last),
+# and fails with ETIMEDOUT, POLLOUT stays off meanwhile (X was refused last),
 # and a blocking send to Y goes at once.
 dp_blocking_waits_for_x_only() {
 	echo "blocking: $(dp_py 'r["blocking"]')"
-	[ "$(dp_py 'r["blocking"]["x"] == "EAGAIN" and r["blocking"]["x_waited"] >= 0.45 and not r["blocking"]["pollout"] and r["blocking"]["y"] == "sent" and r["blocking"]["y_waited"] < 0.45')" = True ]
+	[ "$(dp_py 'r["blocking"]["x"] == "ETIMEDOUT" and r["blocking"]["x_waited"] >= 0.45 and not r["blocking"]["pollout"] and r["blocking"]["y"] == "sent" and r["blocking"]["y_waited"] < 0.45')" = True ]
 }
 
 dp_declared_in_time() {

@@ -16,7 +16,7 @@
 #       and the sends refused (EAGAIN, ENOBUFS); then keeps the socket open
 #       (what it queued is still delivered) until SIGTERM. SIGUSR2 (while X
 #       is silent) checks the blocking side once: a send to X with a 0.5 s
-#       SO_SNDTIMEO waits that long and fails with EAGAIN, poll() gives no
+#       SO_SNDTIMEO waits that long and fails with ETIMEDOUT, poll() gives no
 #       POLLOUT meanwhile (X was refused last), a blocking send to Y goes at
 #       once; the JSON line says what happened as "blocking"
 
@@ -83,8 +83,8 @@ def blocking(s, msg, x):
     try:
         s.sendto(msg, (x, PORT[0]))
         res['x'] = 'sent'
-    except BlockingIOError:
-        res['x'] = 'EAGAIN'
+    except OSError as e:
+        res['x'] = errno.errorcode.get(e.errno, str(e.errno))
     res['x_waited'] = round(time.monotonic() - t, 2)
     # poll() for POLLOUT alone: select() counts POLLWRBAND as writable,
     # which a congestion map update gives a socket once refused for
@@ -135,8 +135,8 @@ def send(src, port, size, x, y):
                 seq[y] += 1
                 stats['y'][0] += 1
                 blocked['y'] = 'sent'
-            except BlockingIOError:
-                blocked['y'] = 'EAGAIN'
+            except OSError as e:
+                blocked['y'] = errno.errorcode.get(e.errno, str(e.errno))
             blocked['y_waited'] = round(time.monotonic() - t, 2)
             s.setblocking(False)
         refused = 0
