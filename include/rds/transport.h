@@ -80,6 +80,10 @@ struct rds_header {
 #define RDS_FLAG_CONG_BITMAP	0x01
 #define RDS_FLAG_ACK_REQUIRED	0x02
 #define RDS_FLAG_RETRANSMITTED	0x04
+/* Upstream 2026 sets it on a message whose header holds more than one
+ * extension; the walk finds them either way, so it is only ever ignored.
+ */
+#define RDS_FLAG_EXTHDR_EXTENSION 0x20
 #define RDS_MAX_ADV_CREDIT	255
 
 /*
@@ -97,14 +101,22 @@ static inline bool rds_hs_probe(u16 sport, u16 dport)
 	       (sport == 0 && dport == RDS_FLAG_PROBE_PORT);
 }
 
-/* Extension headers: a type byte, then a payload whose size the type fixes. */
+/* Extension headers: a type byte, then a payload whose size the type
+ * fixes, one after another in h_exthdr until RDS_EXTHDR_NONE or its end.
+ * 1-3, 5 and 6 are in-tree 6.1's; 4 and 8 came with upstream's 2026 series
+ * (net-next, February 2026); 7 and 9 are UEK's own, known here only by
+ * their sizes, so that a walk can step over them to what follows.
+ */
 #define RDS_EXTHDR_NONE		0
 #define RDS_EXTHDR_VERSION	1	/* __be32 protocol version */
 #define RDS_EXTHDR_RDMA		2	/* __be32 rkey */
 #define RDS_EXTHDR_RDMA_DEST	3	/* __be32 rkey, __be32 offset */
+#define RDS_EXTHDR_RDMA_BYTES	4	/* __be32 bytes, u8 direction, 3 pad */
 #define RDS_EXTHDR_NPATHS	5	/* __be16 paths the sender supports */
 #define RDS_EXTHDR_GEN_NUM	6	/* __be32 sender's generation number */
-#define RDS_EXTHDR_SPORT_IDX	8	/* u8 sender's path index (later kernels) */
+#define RDS_EXTHDR_UEK_CAP	7	/* __be32 UEK capability bits */
+#define RDS_EXTHDR_SPORT_IDX	8	/* u8 source ports carry the path index */
+#define RDS_EXTHDR_UEK_CSUM	9	/* 8 bytes of UEK's payload checksum */
 #define __RDS_EXTHDR_MAX	16
 
 #define RDS_MPATH_WORKERS	8	/* most paths a connection may have */

@@ -14,14 +14,19 @@
 #include "recv.h"
 #include "socket.h"
 
-/* Payload size of each extension header type; 0 marks an unknown type. */
+/* Payload size of each extension header type; 0 marks an unknown type.
+ * RDMA_BYTES and UEK's two are never sent, only stepped over.
+ */
 static const u8 rds_exthdr_size[__RDS_EXTHDR_MAX] = {
 	[RDS_EXTHDR_VERSION]	= sizeof(__be32),
 	[RDS_EXTHDR_RDMA]	= sizeof(__be32),
 	[RDS_EXTHDR_RDMA_DEST]	= 2 * sizeof(__be32),
+	[RDS_EXTHDR_RDMA_BYTES]	= 2 * sizeof(__be32),
 	[RDS_EXTHDR_NPATHS]	= sizeof(__be16),
 	[RDS_EXTHDR_GEN_NUM]	= sizeof(__be32),
+	[RDS_EXTHDR_UEK_CAP]	= sizeof(__be32),
 	[RDS_EXTHDR_SPORT_IDX]	= sizeof(u8),
+	[RDS_EXTHDR_UEK_CSUM]	= 2 * sizeof(__be32),
 };
 
 /* The sender's pages are its own again: tell it, if its send succeeded. */
@@ -353,8 +358,8 @@ static unsigned int rds_exthdr_len(unsigned int type)
 	return type < __RDS_EXTHDR_MAX ? rds_exthdr_size[type] : 0;
 }
 
-/* Appends an extension after those already in @hdr.  In-tree 6.1 senders
- * put at most one there, but every receiver walks the list until
+/* Appends an extension after those already in @hdr.  In-tree senders put
+ * at most one there until 2026, but every receiver walks the list until
  * RDS_EXTHDR_NONE or the end of the space, so several are understood.
  * Returns 0, -EINVAL for a bad type or size, -ENOSPC when it does not fit.
  * The caller recomputes h_csum.
@@ -405,7 +410,8 @@ EXPORT_SYMBOL_GPL(rds_message_del_extension);
 /* Returns the type of the extension at *@pos and copies its payload to @buf
  * when *@buflen is large enough, setting *@buflen to its size.  An unknown
  * type or a truncated extension ends the walk: the sender's later bytes
- * cannot be interpreted without knowing the size.
+ * cannot be interpreted without knowing the size.  In-tree steps over the
+ * type byte alone and reads on, taking the unknown payload for types.
  */
 int rds_message_next_extension(const struct rds_header *hdr, unsigned int *pos,
 			       void *buf, unsigned int *buflen)

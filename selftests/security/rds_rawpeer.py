@@ -11,6 +11,9 @@
 #   rds_rawpeer.py forge SRC DST               probe, then a forged 1 -> 0
 #   rds_rawpeer.py forge-sportidx SRC DST      the same after a probe with
 #                                              SPORT_IDX, then path 0 again
+#   rds_rawpeer.py chain SRC DST LAYOUT PORT   a probe in LAYOUT (see
+#                                              CHAINS), then path 0 again
+#   rds_rawpeer.py wrong-lane SRC DST PORT     path 3 first, then path 0
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #   rds_rawpeer.py hostile SRC DST DPORT CASE  one malformed input (see CASES)
 #
@@ -27,9 +30,14 @@ RDS_TCP_PORT = 16385
 HDR = struct.Struct(">QQIHHBB4sH16s")	# struct rds_header, 48 bytes
 FLAG_CONG_BITMAP = 0x01
 FLAG_RETRANSMITTED = 0x04
+FLAG_EXTHDR_EXTENSION = 0x20	# upstream 2026: several extensions
+EXT_RDMA = 2
+EXT_RDMA_BYTES = 4	# upstream 2026
 EXT_NPATHS = 5
 EXT_GEN_NUM = 6
+EXT_UEK_CAP = 7		# UEK only
 EXT_SPORT_IDX = 8
+EXT_UEK_CSUM = 9	# UEK only
 CONG_MAP_BYTES = 65536 // 8
 
 
@@ -58,8 +66,32 @@ def probe_ext(npaths=8, gen=0x1234):
 		struct.pack(">BI", EXT_GEN_NUM, gen))
 
 
+def ext(ext_type, fmt="", *vals):
+	return struct.pack(">B" + fmt, ext_type, *vals)
+
+
+# Probe extension chains, each ending in SPORT_IDX: a walk that finds it
+# makes the acceptor map source ports to paths.
+NPATHS_8 = ext(EXT_NPATHS, "H", 8)
+SPORT_0 = ext(EXT_SPORT_IDX, "B", 0)
+CHAINS = {
+	# upstream's 2026 probe and pong, byte for byte
+	"upstream-2026": NPATHS_8 + ext(EXT_GEN_NUM, "I", 0x1234) + SPORT_0,
+	# UEK's: no generation
+	"uek": NPATHS_8 + SPORT_0,
+	"rdma-bytes-first": ext(EXT_RDMA_BYTES, "IB3x", 4096, 1) + NPATHS_8 + SPORT_0,
+	"uek-cap-first": ext(EXT_UEK_CAP, "I", 1) + NPATHS_8 + SPORT_0,
+	"uek-csum-first": ext(EXT_UEK_CSUM, "Q", 0x0123456789abcdef) + NPATHS_8 + SPORT_0,
+	# all 16 bytes, no RDS_EXTHDR_NONE at the end
+	"full-16": ext(EXT_GEN_NUM, "I", 0x1234) + NPATHS_8 * 3 + SPORT_0,
+	# a type nobody defines, below 16: the walk cannot know its size
+	"unknown-first": ext(0x0a) + NPATHS_8 + SPORT_0,
+}
+
+
 def connect(src, dst, sport=0):
-	s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+	fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
+	s = socket.socket(fam, socket.SOCK_STREAM)
 	s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 	s.bind((src, sport))
 	s.connect((dst, RDS_TCP_PORT))
@@ -209,6 +241,56 @@ def forge_sportidx(src, dst):
 	return 0
 
 
+def chain(src, dst, layout, port):
+	"""Path 0 from @port with a probe that says nothing of source ports
+	(NPATHS, GEN_NUM), then one whose extensions are laid out as
+	CHAINS[@layout], then a second connection from @port + 8 (path 0's
+	group) while path 0 is up. An acceptor whose walk reached SPORT_IDX
+	takes it as path 0 again and closes the old one as stale
+	(tcp_listen_closed_stale); otherwise as the next path.
+	"""
+	p0 = connect(src, dst, port)
+	stop = threading.Event()
+	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
+	t.start()
+	p0.sendall(header(1, 1, 0, ext=probe_ext()))
+	time.sleep(0.5)
+	p0.sendall(header(2, 1, 0, ext=CHAINS[layout]))
+	print("probe %s sent: %s" % (layout, CHAINS[layout].hex()), flush=True)
+	time.sleep(1)
+	p1 = connect(src, dst, port + 8)
+	print("second connection from port %d (path 0's group)" % (port + 8), flush=True)
+	time.sleep(1)
+	p1.close()
+	stop.set()
+	t.join()
+	p0.close()
+
+
+def wrong_lane(src, dst, port):
+	"""What an upstream 2026 client does after the other side restarted:
+	its path 3 connects first (from @port + 3, a port of path 3), lands on
+	the other side's path 0, the only one it knows of, and gets the probe
+	there; it answers on that connection with a pong saying its source
+	ports carry the path index. The other side must drop that connection
+	and take the next one from @port (path 0's) as path 0.
+	"""
+	p3 = connect(src, dst, port + 3)
+	if not reply_within(p3, 10):
+		print("no probe on the first connection", flush=True)
+		return 1
+	p3.sendall(header(1, 0, 1, ext=CHAINS["upstream-2026"]))
+	dropped = closed_within(p3, 5)
+	print("path 3's connection %s" % ("dropped" if dropped else "kept"), flush=True)
+	p3.close()
+	p0 = connect(src, dst, port)
+	p0.sendall(header(1, 1, 0, ext=CHAINS["upstream-2026"]))
+	kept = not closed_within(p0, 2)
+	print("path 0's connection %s" % ("kept" if kept else "dropped"), flush=True)
+	p0.close()
+	return 0 if dropped and kept else 1
+
+
 def cong_map(port):
 	bits = bytearray(CONG_MAP_BYTES)
 	if port is not None:
@@ -351,6 +433,14 @@ def hostile(src, dst, dport, case):
 			  header(2, 1, 0, ext=ext_overrun) +
 			  msg(3, dport, b"ext-junk", ext=ext_junk) +
 			  msg(4, dport, b"ext-overrun", ext=ext_overrun))
+	elif case == "ext-2026":
+		# upstream 2026 and UEK extensions on data: the flag, RDMA_BYTES
+		# after RDMA (what upstream's IB sends), UEK's two
+		rdma = ext(EXT_RDMA, "I", 0) + ext(EXT_RDMA_BYTES, "IB3x", 1 << 24, 2)
+		uek = ext(EXT_UEK_CAP, "I", 1) + ext(EXT_UEK_CSUM, "Q", 7)
+		send_case(src, dst, msg(1, dport, b"ext-rdma-bytes",
+					FLAG_EXTHDR_EXTENSION, rdma) +
+			  msg(2, dport, b"ext-uek", ext=uek))
 	elif case == "seq":
 		hostile_seq(src, dst, dport)
 	elif case == "dup":
@@ -399,6 +489,10 @@ def main(argv):
 		return forge(argv[2], argv[3])
 	elif cmd == "forge-sportidx":
 		return forge_sportidx(argv[2], argv[3])
+	elif cmd == "wrong-lane":
+		return wrong_lane(argv[2], argv[3], int(argv[4]))
+	elif cmd == "chain":
+		chain(argv[2], argv[3], argv[4], int(argv[5]))
 	elif cmd == "stale":
 		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
 	elif cmd == "hostile":

@@ -5,7 +5,11 @@
 # port 1 (EINVAL, as in-tree), and a 1 -> 0 message without the probe's
 # extension headers leaves the peer's path count alone, so the peer still
 # accepts our other paths, and leaves alone what the real probe said about
-# source ports carrying path indexes.
+# source ports carrying path indexes. Probes laid out as upstream's 2026
+# series and UEK send them (several extensions, types 4, 7 and 9 before the
+# ones that matter, all 16 bytes) are understood; an unknown type ends the
+# walk. A connection accepted on a path its source port does not name is
+# dropped once a handshake says the ports name paths, as upstream does.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -43,7 +47,34 @@ forged_sportidx() {
 	[ "$after" -gt "$before" ]
 }
 
-ktap_plan 5
+# chain_sportidx LAYOUT PORT EXPECT: a probe whose extensions are laid out
+# as LAYOUT (rds_rawpeer.py's CHAINS) after one that said nothing of source
+# ports; EXPECT "mapped" when the walk must reach its SPORT_IDX (a second
+# connection of path 0's group closes the first as stale), "not mapped"
+# when it must stop before.
+chain_sportidx() {
+	local before after got
+	before=$(counter tcp_listen_closed_stale)
+	rawpeer chain "$1" "$2" || return 1
+	after=$(counter tcp_listen_closed_stale)
+	got=mapped
+	[ "$after" -gt "$before" ] || got="not mapped"
+	echo "tcp_listen_closed_stale: $before -> $after: source ports $got"
+	[ "$got" = "$3" ]
+}
+
+# wrong_lane: over IPv6, a connection the test has not used (so the
+# other side knows nothing of the peer yet), path 3 connects first.
+wrong_lane() {
+	local before after
+	before=$(counter tcp_accept_wrong_path)
+	timeout 60 ip netns exec $A $RAWPEER wrong-lane $A6 $B6 40200 || return 1
+	after=$(counter tcp_accept_wrong_path)
+	echo "tcp_accept_wrong_path: $before -> $after"
+	[ "$after" -gt "$before" ]
+}
+
+ktap_plan 13
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -51,5 +82,23 @@ ktap_test "bind to port 2 works" expect_bind $B $B4 2 ok
 ktap_test "a forged 1 -> 0 leaves the path count: second path accepted" \
 	rawpeer forge
 ktap_test "a forged 1 -> 0 leaves the source-port path mapping" forged_sportidx
+# Extension chains as upstream's 2026 series and UEK send them (each from
+# its own port group: the last one's ports linger in TIME_WAIT).
+ktap_test "probe as upstream 2026 sends it: SPORT_IDX found" \
+	chain_sportidx upstream-2026 40016 mapped
+ktap_test "probe as UEK sends it (no generation): SPORT_IDX found" \
+	chain_sportidx uek 40032 mapped
+ktap_test "RDMA_BYTES (type 4) first: stepped over, SPORT_IDX found" \
+	chain_sportidx rdma-bytes-first 40048 mapped
+ktap_test "UEK's type 7 first: stepped over, SPORT_IDX found" \
+	chain_sportidx uek-cap-first 40064 mapped
+ktap_test "UEK's type 9 first: stepped over, SPORT_IDX found" \
+	chain_sportidx uek-csum-first 40080 mapped
+ktap_test "16 bytes of extensions, no terminator: SPORT_IDX found" \
+	chain_sportidx full-16 40096 mapped
+ktap_test "an unknown type first: the walk stops, no handshake" \
+	chain_sportidx unknown-first 40112 "not mapped"
+ktap_test "path 3 accepted first as path 0: dropped once the pong says so" \
+	wrong_lane
 cleanup_netns
 ktap_finished

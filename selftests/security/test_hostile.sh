@@ -107,6 +107,10 @@ ext_delivered() {
 	hostile ext-unknown && sleep 1 && delivered ext-junk && delivered ext-overrun
 }
 
+ext_2026_delivered() {
+	hostile ext-2026 && sleep 1 && delivered ext-rdma-bytes && delivered ext-uek
+}
+
 cut_payload() {
 	hostile cut-payload && sleep 1 && ! grep -q '^x' "$log"
 }
@@ -142,7 +146,7 @@ slab_settled() {
 # A quarter of the connections on slow kernels, where each costs ten times
 # as much.
 export RDS_HOSTILE_CONNS=$(tcp_count 1000 250)
-ktap_plan 14
+ktap_plan 15
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 tcp_warm $A6 $B6 >/dev/null
 listen $B $B4 4000 600 >"$log" 2>&1 &
@@ -153,6 +157,8 @@ ktap_test "h_len 1 MiB + 1: connection reset, counted" case_reset hlen-1m
 ktap_test "h_len 0xffffffff: connection reset, counted" case_reset hlen-max
 ktap_test "unknown and overrunning extension headers: messages still delivered" \
 	ext_delivered
+ktap_test "upstream 2026 and UEK extension headers on data: delivered" \
+	ext_2026_delivered
 ktap_test "sequence numbers ahead, old, far, wrapping, 0: the old retransmission dropped" \
 	old_seq_dropped
 ktap_test "a number again on its connection, unflagged: dropped; a new connection starts over" \

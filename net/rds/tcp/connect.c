@@ -193,6 +193,7 @@ static void rds_tcp_attach_accepted(struct rds_tcp_connection *tc,
 {
 	struct rds_conn_path *cp = tc->t_cpath;
 	struct sock *sk = sock->sk;
+	int ret;
 
 	if (tc->t_sock) {
 		/* Our own connect lost the race to the peer's. */
@@ -204,8 +205,9 @@ static void rds_tcp_attach_accepted(struct rds_tcp_connection *tc,
 
 	/* What arrived before the callbacks were in place raised no event. */
 	lock_sock(sk);
-	rds_tcp_read_sock(tc, sk, GFP_KERNEL);
+	ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
 	release_sock(sk);
+	rds_tcp_read_done(cp, ret);
 	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
 		rds_conn_path_error(cp, "accepted socket closed");
 }

@@ -16,6 +16,7 @@ static const char *const rds_tcp_stat_names[RDS_TCP_STAT_NR] = {
 	[RDS_TCP_STAT_LISTEN_CLOSED_STALE]	= "tcp_listen_closed_stale",
 	[RDS_TCP_STAT_ACCEPT_PARKED]		= "tcp_accept_parked",
 	[RDS_TCP_STAT_ACCEPT_REFUSED]		= "tcp_accept_refused",
+	[RDS_TCP_STAT_ACCEPT_WRONG_PATH]	= "tcp_accept_wrong_path",
 	[RDS_TCP_STAT_RECV_NOMEM]		= "tcp_recv_nomem",
 	[RDS_TCP_STAT_DRAINED_ON_SHUTDOWN]	= "tcp_drained_on_shutdown",
 };

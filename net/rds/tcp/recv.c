@@ -25,6 +25,7 @@ static struct kmem_cache *rds_tcp_incoming_slab;
 
 struct rds_tcp_read_ctx {
 	struct rds_tcp_connection	*tc;
+	struct sock			*sk;
 	gfp_t				gfp;
 	size_t				delivered;
 	/* One read takes in all a segment carries: its reader wakes once. */
@@ -40,9 +41,27 @@ void rds_tcp_reasm_reset(struct rds_tcp_connection *tc)
 	tc->t_data_rem = 0;
 }
 
-/* The header is complete: start the message it announces. */
-static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
+/* A handshake that says the peer's source ports carry the path index,
+ * on a connection we accepted from a port of another path: before it,
+ * nothing told us, and the connection took the first free path.  Upstream
+ * drops it too, so that the peer connects it again from where it belongs;
+ * a path's sequence numbers must not run through another's.
+ */
+static bool rds_tcp_wrong_path(struct rds_tcp_connection *tc, struct sock *sk)
 {
+	struct rds_conn_path *cp = tc->t_cpath;
+
+	if (rds_tcp_we_initiate(cp->cp_conn))
+		return false;
+	return ntohs(inet_sk(sk)->inet_dport) % RDS_MPATH_WORKERS != cp->cp_index;
+}
+
+/* The header is complete: start the message it announces.  -EXDEV: the
+ * connection is on the wrong path, it has to go.
+ */
+static int rds_tcp_inc_start(struct rds_tcp_read_ctx *ctx)
+{
+	struct rds_tcp_connection *tc = ctx->tc;
 	struct rds_conn_path *cp = tc->t_cpath;
 	struct rds_tcp_incoming *tinc;
 	u32 len = be32_to_cpu(tc->t_hdr.h_len);
@@ -50,22 +69,24 @@ static int rds_tcp_inc_start(struct rds_tcp_connection *tc, gfp_t gfp)
 
 	if (len > RDS_MAX_MSG_SIZE)
 		return -EPROTO;
-	tinc = kmem_cache_alloc(rds_tcp_incoming_slab, gfp);
+	/* Whether the peer encodes path indexes in source ports is believed
+	 * from a real handshake only, as the path count is.
+	 */
+	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
+			 be16_to_cpu(tc->t_hdr.h_dport)) &&
+	    rds_handshake_parse(&tc->t_hdr, &hs)) {
+		WRITE_ONCE(tc->t_tcn->tcn_sport_idx, hs.sport_idx);
+		if (hs.sport_idx && rds_tcp_wrong_path(tc, ctx->sk))
+			return -EXDEV;
+	}
+
+	tinc = kmem_cache_alloc(rds_tcp_incoming_slab, ctx->gfp);
 	if (!tinc)
 		return -ENOMEM;
 	__skb_queue_head_init(&tinc->ti_skbs);
 	rds_inc_init(&tinc->ti_inc, cp, &cp->cp_conn->c_faddr);
 	tinc->ti_inc.i_hdr = tc->t_hdr;
 	tinc->ti_inc.i_truesize = sizeof(*tinc);
-
-	/* Whether the peer encodes path indexes in source ports is believed
-	 * from a real handshake only, as the path count is.
-	 */
-	if (rds_hs_probe(be16_to_cpu(tc->t_hdr.h_sport),
-			 be16_to_cpu(tc->t_hdr.h_dport)) &&
-	    rds_handshake_parse(&tc->t_hdr, &hs))
-		WRITE_ONCE(tc->t_tcn->tcn_sport_idx, hs.sport_idx);
-
 	tc->t_tinc = tinc;
 	tc->t_data_rem = len;
 	return 0;
@@ -193,7 +214,7 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 				break;
 		}
 		if (!tc->t_tinc) {
-			ret = rds_tcp_inc_start(tc, ctx->gfp);
+			ret = rds_tcp_inc_start(ctx);
 			if (ret) {
 				desc->error = ret;
 				break;
@@ -226,11 +247,12 @@ err_proto:
 
 /* Reads every complete message queued on @sk.  The caller holds the socket
  * lock (owns it, or is its softirq).  Returns the number of messages
- * delivered, or a negative error: -ENOMEM (try again later) or -EPROTO.
+ * delivered, or a negative error: -ENOMEM (try again later), -EXDEV (on
+ * the wrong path) or -EPROTO.
  */
 int rds_tcp_read_sock(struct rds_tcp_connection *tc, struct sock *sk, gfp_t gfp)
 {
-	struct rds_tcp_read_ctx ctx = { .tc = tc, .gfp = gfp };
+	struct rds_tcp_read_ctx ctx = { .tc = tc, .sk = sk, .gfp = gfp };
 	read_descriptor_t desc = { .arg.data = &ctx, .count = 1 };
 
 	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
@@ -240,12 +262,17 @@ int rds_tcp_read_sock(struct rds_tcp_connection *tc, struct sock *sk, gfp_t gfp)
 	return desc.error ? desc.error : ctx.delivered;
 }
 
-static void rds_tcp_read_done(struct rds_conn_path *cp, int ret)
+/* What a read's error asks for: another read later, or the path down. */
+void rds_tcp_read_done(struct rds_conn_path *cp, int ret)
 {
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
 		rds_path_queue_recv(cp, 1);
-	else if (ret < 0)
+	} else if (ret == -EXDEV) {
+		rds_tcp_stats_inc(RDS_TCP_STAT_ACCEPT_WRONG_PATH);
+		rds_conn_path_error(cp, "accepted from another path's port");
+	} else if (ret < 0) {
 		rds_conn_path_error(cp, "bad RDS/TCP framing");
+	}
 }
 
 void rds_tcp_data_ready(struct sock *sk)

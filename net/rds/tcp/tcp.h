@@ -20,7 +20,7 @@
 #define RDS_TCP_MAX_PARKED	4
 
 /* The multipath probe and pong we send carry RDS_EXTHDR_SPORT_IDX (as
- * upstream does since 2025): the client encodes the path index in the low
+ * upstream does since its 2026 series): the client encodes the path index in the low
  * bits of its source ports, so the acceptor can put every TCP connection on
  * the path it belongs to.  In-tree 6.1 neither sends nor understands it (it
  * logs "ignoring unknown exthdr type 0x8" once and reads on); we add it to
@@ -163,6 +163,7 @@ enum rds_tcp_stat {
 	RDS_TCP_STAT_LISTEN_CLOSED_STALE,
 	RDS_TCP_STAT_ACCEPT_PARKED,
 	RDS_TCP_STAT_ACCEPT_REFUSED,
+	RDS_TCP_STAT_ACCEPT_WRONG_PATH,
 	RDS_TCP_STAT_RECV_NOMEM,
 	RDS_TCP_STAT_DRAINED_ON_SHUTDOWN,
 	RDS_TCP_STAT_NR
@@ -220,6 +221,7 @@ void rds_tcp_recv_exit(void);
 void rds_tcp_data_ready(struct sock *sk);
 int rds_tcp_recv_path(struct rds_conn_path *cp);
 int rds_tcp_read_sock(struct rds_tcp_connection *tc, struct sock *sk, gfp_t gfp);
+void rds_tcp_read_done(struct rds_conn_path *cp, int ret);
 void rds_tcp_reasm_reset(struct rds_tcp_connection *tc);
 int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
 void rds_tcp_inc_free(struct rds_incoming *inc);
