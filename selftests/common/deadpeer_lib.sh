@@ -184,6 +184,9 @@ dp_py() {
 	x, y = next(iter(x.values()), {}), next(iter(y.values()), {})
 	def rate(p, who):
 	    return r['phases'][p][who][0] / r['phases'][p]['secs']
+	def refused_share(p, who):
+	    sent, refused = r['phases'][p][who][0], sum(r['phases'][p][who][1:])
+	    return refused / max(1, sent + refused)
 	print(eval(sys.argv[2]))
 	EOF
 }
@@ -203,10 +206,15 @@ dp_rate_to_y_kept() {
 # it is X's with X healthy (a few refusals in the first phase): Y's own
 # share of the send buffer full for a moment is Y's back-pressure, not
 # X's harm. One refusal to Y in 5,658 sends failed a CI run that asked
-# for none. X's harm would show as Y refused again and again.
+# for none. X's harm would show as Y refused again and again: more often
+# than with X healthy. On a loaded host (two make checks side by side,
+# rxe's softirq slow to ack) Y saw 0.7 % refused with X healthy and 1.1 %
+# with X silent, and on the debug kernel 3.0 % and 1.4 %: the bound is 1 %
+# or twice what Y saw with X healthy, whichever is more.
 dp_refusals() {
+	echo "refused with X healthy: to Y $(dp_py 'r["phases"][0]["y"][1:]') of $(dp_py 'r["phases"][0]["y"][0]') sent to Y"
 	echo "refused while X was silent: to X $(dp_py 'r["phases"][1]["x"][1:]'), to Y $(dp_py 'r["phases"][1]["y"][1:]') (EAGAIN, ENOBUFS) of $(dp_py 'r["phases"][1]["y"][0]') sent to Y"
-	[ "$(dp_py 'r["phases"][1]["x"][1] > 0 and sum(r["phases"][1]["y"][1:]) * 100 <= r["phases"][1]["y"][0]')" = True ]
+	[ "$(dp_py 'r["phases"][1]["x"][1] > 0 and refused_share(1, "y") <= max(0.01, 2 * refused_share(0, "y"))')" = True ]
 }
 
 # Halfway through the silence: a send to X waits its SO_SNDTIMEO (0.5 s)
