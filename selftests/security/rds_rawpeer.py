@@ -14,6 +14,8 @@
 #   rds_rawpeer.py chain SRC DST LAYOUT PORT   a probe in LAYOUT (see
 #                                              CHAINS), then path 0 again
 #   rds_rawpeer.py wrong-lane SRC DST PORT     path 3 first, then path 0
+#   rds_rawpeer.py serve ADDR PORT SECS        an upstream 2026 server, the
+#                                              other side its client
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #   rds_rawpeer.py hostile SRC DST DPORT CASE  one malformed input (see CASES)
 #
@@ -291,6 +293,137 @@ def wrong_lane(src, dst, port):
 	return 0 if dropped and kept else 1
 
 
+def read_msg(s, end):
+	"""The next message on @s, as (sport, dport, ext), by @end; None when
+	the connection closes or time runs out.
+	"""
+	def take(n):
+		got = b""
+		while len(got) < n:
+			s.settimeout(max(0.01, end - time.time()))
+			try:
+				data = s.recv(n - len(got))
+			except (socket.timeout, OSError):
+				return None
+			if not data:
+				return None
+			got += data
+		return got
+	raw = take(HDR.size)
+	if raw is None:
+		return None
+	_, _, length, sport, dport, _, _, _, _, exthdr = HDR.unpack(raw)
+	if length and take(length) is None:
+		return None
+	return sport, dport, exthdr
+
+
+def read_probe(s, end):
+	"""The extension bytes of the next probe (1 -> 0) on @s, or None."""
+	while True:
+		m = read_msg(s, end)
+		if m is None or (m[0], m[1]) == (1, 0):
+			return m and m[2]
+
+
+def probe_is_2026(exthdr):
+	"""Upstream 2026's probe: NPATHS 8, a generation, SPORT_IDX 0."""
+	return (exthdr[:4] == bytes([EXT_NPATHS, 0, 8, EXT_GEN_NUM]) and
+		exthdr[4:8] != b"\0" * 4 and
+		exthdr[8:] == bytes([EXT_SPORT_IDX, 0]) + b"\0" * 6)
+
+
+def serve(addr, port, secs):
+	"""Plays an upstream 2026 server for a client that connects to @addr
+	(its 16385 redirected to @port). Its path 0 must come from a port of
+	path 0's group with upstream's probe; once answered, paths 1..7 from
+	their own groups; a pong with a new generation (we restarted) must
+	make it drop paths 1..7; a half-close of path 0 (upstream's shutdown
+	now half-closes first) must get the client's close within 5 s; and
+	its path 0 again must come with a probe. Prints each check.
+	"""
+	failed = []
+
+	def check(ok, what):
+		print("%s: %s" % ("ok" if ok else "FAILED", what), flush=True)
+		if not ok:
+			failed.append(what)
+		return ok
+
+	ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	ls.bind((addr, port))
+	ls.listen(64)
+	print("listening", flush=True)
+
+	def accept(end):
+		ls.settimeout(max(0.01, end - time.time()))
+		try:
+			return ls.accept()
+		except socket.timeout:
+			return None, None
+
+	end = time.time() + secs
+	p0, peer = accept(end)
+	if not check(p0 is not None, "the client connected"):
+		return 1
+	check(peer[1] % 8 == 0, "path 0 from port %d" % peer[1])
+	ext0 = read_probe(p0, end)
+	if not check(ext0 is not None, "a probe on path 0"):
+		return 1
+	check(probe_is_2026(ext0), "probe laid out as upstream 2026: %s" % ext0.hex())
+	gen = CHAINS["upstream-2026"]
+	p0.sendall(header(1, 0, 1, ext=gen))
+	lanes = {}
+	while len(lanes) < 7 and time.time() < end:
+		s, peer = accept(end)
+		if s is None:
+			break
+		idx = peer[1] % 8
+		check(idx != 0 and idx not in lanes,
+		      "path %d from port %d" % (idx, peer[1]))
+		lanes[idx] = s
+	check(sorted(lanes) == list(range(1, 8)),
+	      "paths 1..7 connected: %s" % sorted(lanes))
+
+	# A new generation: we restarted, and lost paths 1..7's state.
+	newgen = NPATHS_8 + ext(EXT_GEN_NUM, "I", 0x5678) + SPORT_0
+	p0.sendall(header(2, 0, 1, ext=newgen))
+	end2 = time.time() + 10
+	dropped = [i for i, s in sorted(lanes.items())
+		   if closed_within(s, max(0.01, end2 - time.time()))]
+	check(dropped == sorted(lanes), "new generation: paths %s dropped" % dropped)
+
+	# Half-close path 0, as upstream's shutdown does: the client closes.
+	p0.shutdown(socket.SHUT_WR)
+	t = time.time()
+	closed = closed_within(p0, 5)
+	check(closed, "half-closed path 0: the client closed after %.1f s" %
+	      (time.time() - t))
+	p0.close()
+
+	# Path 0 again (paths 1..7 reconnecting meanwhile are left queued).
+	end = time.time() + secs
+	again = None
+	while time.time() < end:
+		s, peer = accept(end)
+		if s is None:
+			break
+		if peer[1] % 8 == 0:
+			again = s
+			break
+		lanes[100 + len(lanes)] = s
+	if check(again is not None, "path 0 connected again"):
+		ext0 = read_probe(again, time.time() + 10)
+		check(ext0 is not None and probe_is_2026(ext0),
+		      "a probe on the new path 0: %s" % (ext0 and ext0.hex()))
+		again.close()
+	for s in lanes.values():
+		s.close()
+	ls.close()
+	return 1 if failed else 0
+
+
 def cong_map(port):
 	bits = bytearray(CONG_MAP_BYTES)
 	if port is not None:
@@ -489,6 +622,8 @@ def main(argv):
 		return forge(argv[2], argv[3])
 	elif cmd == "forge-sportidx":
 		return forge_sportidx(argv[2], argv[3])
+	elif cmd == "serve":
+		return serve(argv[2], int(argv[3]), float(argv[4]))
 	elif cmd == "wrong-lane":
 		return wrong_lane(argv[2], argv[3], int(argv[4]))
 	elif cmd == "chain":

@@ -10,6 +10,10 @@
 # ones that matter, all 16 bytes) are understood; an unknown type ends the
 # walk. A connection accepted on a path its source port does not name is
 # dropped once a handshake says the ports name paths, as upstream does.
+# As the client of an upstream 2026 server, ours sends upstream's probe,
+# connects each path from its own port group, drops paths 1..N when the
+# server's generation changes, closes when the server half-closes, and
+# probes again on a new path 0.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -74,7 +78,34 @@ wrong_lane() {
 	[ "$after" -gt "$before" ]
 }
 
-ktap_plan 13
+# ours_client: ours in rds-a (the smaller address) is the client of a raw
+# peer in rds-b that plays an upstream 2026 server (rds_rawpeer.py serve);
+# rds-b's own listener is bypassed by a DNAT of 16385 to the raw peer's
+# port (iptables-legacy: the debug kernel has no nf_tables).
+ours_client() {
+	local log pid rc=0
+	log=$(mktemp)
+	ip netns exec $B iptables-legacy -w -t nat -A PREROUTING -p tcp -d $B4 \
+		--dport 16385 -j DNAT --to-destination $B4:26385 || return 1
+	timeout 150 ip netns exec $B $RAWPEER serve $B4 26385 60 >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q '^listening' "$log" && break
+		sleep 0.1
+	done
+	ip netns exec $A python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.bind((sys.argv[1], 4000))
+s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $A4 $B4 || rc=1
+	wait $pid || rc=1
+	cat "$log"
+	rm -f "$log"
+	ip netns exec $B iptables-legacy -w -t nat -F
+	return $rc
+}
+
+ktap_plan 14
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -100,5 +131,7 @@ ktap_test "an unknown type first: the walk stops, no handshake" \
 	chain_sportidx unknown-first 40112 "not mapped"
 ktap_test "path 3 accepted first as path 0: dropped once the pong says so" \
 	wrong_lane
+ktap_test "ours as an upstream 2026 server's client: probe, paths, generation, half-close" \
+	ours_client
 cleanup_netns
 ktap_finished
