@@ -14,6 +14,8 @@
 #   rds_rawpeer.py chain SRC DST LAYOUT PORT   a probe in LAYOUT (see
 #                                              CHAINS), then path 0 again
 #   rds_rawpeer.py wrong-lane SRC DST PORT     path 3 first, then path 0
+#   rds_rawpeer.py lane-reconnect SRC DST PORT DPORT  path 3 again from
+#                                              another port of its group
 #   rds_rawpeer.py serve ADDR PORT SECS        an upstream 2026 server, the
 #                                              other side its client
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
@@ -285,12 +287,54 @@ def wrong_lane(src, dst, port):
 	dropped = closed_within(p3, 5)
 	print("path 3's connection %s" % ("dropped" if dropped else "kept"), flush=True)
 	p3.close()
+	# While the other side's path 0 still goes down it may refuse us (a
+	# reset right after accepting); a real peer tries again, so do we.
+	end = time.time() + 10
+	kept = False
+	while not kept and time.time() < end:
+		try:
+			p0 = connect(src, dst, port)
+			p0.sendall(header(1, 1, 0, ext=CHAINS["upstream-2026"]))
+			kept = not closed_within(p0, 2)
+			p0.close()
+		except ConnectionError:
+			time.sleep(0.2)
+	print("path 0's connection %s" % ("kept" if kept else "refused for 10 s"), flush=True)
+	return 0 if dropped and kept else 1
+
+
+def lane_reconnect(src, dst, port, dport):
+	"""An upstream 2026 client's path 3 (from @port + 3, @port a multiple
+	of 8) sends two messages to @dport, loses its connection and comes
+	back from another port of its group (@port + 11), sending the second
+	again, flagged as retransmitted, and a third. The acceptor must put
+	both connections on its path 3, whose receive sequence survives the
+	reconnect: the second message is not delivered twice.
+	"""
 	p0 = connect(src, dst, port)
 	p0.sendall(header(1, 1, 0, ext=CHAINS["upstream-2026"]))
-	kept = not closed_within(p0, 2)
-	print("path 0's connection %s" % ("kept" if kept else "dropped"), flush=True)
+	if not reply_within(p0, 10):
+		print("no pong on path 0", flush=True)
+		return 1
+	stop = threading.Event()
+	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
+	t.start()
+	p3 = connect(src, dst, port + 3)
+	p3.sendall(msg(1, dport, b"lane3-1") + msg(2, dport, b"lane3-2"))
+	time.sleep(1)
+	p3.close()
+	print("path 3 sent 1 and 2 from port %d, closed" % (port + 3), flush=True)
+	time.sleep(0.5)
+	p3 = connect(src, dst, port + 11)
+	p3.sendall(msg(2, dport, b"lane3-2-again", FLAG_RETRANSMITTED) +
+		   msg(3, dport, b"lane3-3"))
+	print("path 3 again from port %d: 2 retransmitted, 3" % (port + 11), flush=True)
+	time.sleep(1)
+	p3.close()
+	stop.set()
+	t.join()
 	p0.close()
-	return 0 if dropped and kept else 1
+	return 0
 
 
 def read_msg(s, end):
@@ -622,6 +666,8 @@ def main(argv):
 		return forge(argv[2], argv[3])
 	elif cmd == "forge-sportidx":
 		return forge_sportidx(argv[2], argv[3])
+	elif cmd == "lane-reconnect":
+		return lane_reconnect(argv[2], argv[3], int(argv[4]), int(argv[5]))
 	elif cmd == "serve":
 		return serve(argv[2], int(argv[3]), float(argv[4]))
 	elif cmd == "wrong-lane":

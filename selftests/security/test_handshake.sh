@@ -78,6 +78,29 @@ wrong_lane() {
 	[ "$after" -gt "$before" ]
 }
 
+# lane_reconnect: path 3 of an upstream 2026 client reconnects from
+# another port of its group and sends its last message again, flagged:
+# dropped as old (the path's receive sequence survived), the rest
+# delivered once each.
+lane_reconnect() {
+	local log pid before after rc=0
+	log=$(mktemp)
+	before=$(counter recv_drop_old_seq)
+	listen $B $B4 4300 20 3 >"$log" &
+	pid=$!
+	wait_bound "$log" || { kill $pid; return 1; }
+	rawpeer lane-reconnect 40320 4300 || rc=1
+	wait $pid
+	after=$(counter recv_drop_old_seq)
+	echo "delivered: $(grep -v '^bound$' "$log" | tr '\n' ' ')"
+	echo "recv_drop_old_seq: $before -> $after"
+	[ $rc = 0 ] && [ "$after" -gt "$before" ] &&
+		[ "$(grep -c '^lane3-' "$log")" = 3 ] && ! grep -q lane3-2-again "$log"
+	rc=$?
+	rm -f "$log"
+	return $rc
+}
+
 # ours_client: ours in rds-a (the smaller address) is the client of a raw
 # peer in rds-b that plays an upstream 2026 server (rds_rawpeer.py serve);
 # rds-b's own listener is bypassed by a DNAT of 16385 to the raw peer's
@@ -105,7 +128,7 @@ s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $A4 $B4 || rc=1
 	return $rc
 }
 
-ktap_plan 14
+ktap_plan 15
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -131,6 +154,8 @@ ktap_test "an unknown type first: the walk stops, no handshake" \
 	chain_sportidx unknown-first 40112 "not mapped"
 ktap_test "path 3 accepted first as path 0: dropped once the pong says so" \
 	wrong_lane
+ktap_test "path 3 back from another port of its group: its sequence kept, nothing twice" \
+	lane_reconnect
 ktap_test "ours as an upstream 2026 server's client: probe, paths, generation, half-close" \
 	ours_client
 cleanup_netns
