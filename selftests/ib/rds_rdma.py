@@ -392,6 +392,79 @@ def case_dest(addr, peer):
     check(pins() == base, "close: every pin back")
 
 
+def rds_conns(a, b):
+    """The rows of rds-info -n that connect @a and @b, either way."""
+    out = subprocess.run([RDS_INFO, "-n"], check=True, capture_output=True,
+                         text=True).stdout
+    return [line for line in out.splitlines()
+            if set(line.split()[:2]) == {a, b}]
+
+
+def case_mapnew(addr, peer):
+    """RDS_CMSG_RDMA_MAP on the first send of a fresh socket on @addr to
+    @peer, an address nothing has sent to yet: no RDS/IB connection
+    exists, MSG_DONTWAIT. In-tree registers through the socket's
+    connection, so it failed with ENODEV, and since its 2026 fix returns
+    EAGAIN and starts a connect. Ours registers through the device behind
+    the bound address and needs no connection: the send returns its byte
+    count and writes the cookie. That difference is deliberate, not one to
+    align with in-tree (an application gets its region at once instead of
+    retrying). The message then reaches @peer with RDMA_DEST equal to the
+    cookie, a WRITE through it lands in the region, and closing unpins
+    it."""
+    base = pins()
+    # Binding waits for rxe to take the new address into its GID table,
+    # which it does from a work item after `ip addr add`.
+    end = time.time() + 30
+    while True:
+        try:
+            rds_socket(peer).close()
+            break
+        except OSError as e:
+            if e.errno != errno.EADDRNOTAVAIL or time.time() > end:
+                raise
+            time.sleep(0.2)
+    check(not rds_conns(addr, peer),
+          "no connection between %s and %s yet" % (addr, peer))
+    p = Pair(peer, addr)	# the owner, whose send maps, on @addr
+    region = Buffer(1)
+    local = Buffer(1)
+    cookie = ctypes.c_uint64()
+    # Page offset 5, to the end of the page: one page pinned.
+    args = struct.pack("=QQQQ", region.addr + 5, PAGE - 5,
+                       ctypes.addressof(cookie), 0)
+    try:
+        n = p.owner.sendmsg([b"map"], [(SOL_RDS, RDS_CMSG_RDMA_MAP, args)],
+                            socket.MSG_DONTWAIT, (peer, PORT_USER))
+    except OSError as e:
+        raise Fail("RDMA_MAP before the connection: %s (in-tree's answer, "
+                   "not ours)" % e) from None
+    c = cookie.value
+    check(n == 3, "RDMA_MAP before the connection: sent, %d B" % n)
+    check(c >> 32 == 5 and c & 0xffffffff != 0,
+          "cookie %#x written: a key, page offset 5" % c)
+    check(pins() == base + 1, "the region's page pinned (%d pins, want %d)"
+          % (pins(), base + 1))
+    # The first connection can take long on the debug kernel (share()).
+    data, anc = p.user_recv(60)
+    dest = anc.get(RDS_CMSG_RDMA_DEST)
+    got = struct.unpack("=Q", dest)[0] if dest else None
+    check(data == b"map" and got == c,
+          "%s got the message, RDMA_DEST %s" %
+          (peer, "%#x" % got if got is not None else "missing"))
+    check(rds_conns(addr, peer), "the send made the connection")
+    want = fill(local, 0, 100, 11)
+    p.rdma(c, 10, PAGE - 15, [(local.addr, 100)],
+           RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1)
+    check(p.wait_status(1) == SUCCESS, "WRITE through the cookie: SUCCESS")
+    p.owner_recv()
+    check(region.map[15:115] == want, "the data is in the region")
+    p.no_more_statuses()
+    wait_pins(base + 1, "acknowledged: only the region's page pinned")
+    p.close()
+    check(pins() == base, "close: every pin back")
+
+
 def case_errnos(addr, peer):
     """Bad RDMA requests (those of the golden file, whose errnos
     test_ib_golden.sh compares with in-tree's): nothing pinned after."""
@@ -1225,6 +1298,7 @@ CASES = {
     "once": case_once,
     "vectors": case_vectors,
     "dest": case_dest,
+    "mapnew": case_mapnew,
     "errnos": case_errnos,
     "notsupp": case_notsupp,
     "atomic": case_atomic,

@@ -12,7 +12,8 @@
 # invalidated and taken again from the pool, old keys dead, new ones
 # random; a region exposes the bytes named, not whole pages; a
 # region freed under WRITEs in flight; `rdma link del` under WRITEs in
-# flight. Pins are
+# flight; RDS_CMSG_RDMA_MAP on the first send to a peer with no connection
+# yet (ours succeeds where in-tree says ENODEV or EAGAIN). Pins are
 # counted in /proc/vmstat, and the harness fails the run on any splat or
 # kmemleak report.
 
@@ -21,7 +22,7 @@
 
 RDMA="python3 $(dirname "$0")/rds_rdma.py"
 
-ktap_plan 14
+ktap_plan 15
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "WRITE and READ, 1 B .. 1 MiB, data and statuses" \
@@ -50,6 +51,23 @@ ktap_test "region freed under WRITEs in flight" \
 ktap_test "rdma link del under WRITEs in flight, link back" \
 	$RDMA linkdel $IA $IB rxe0 rv0 || ib_diag
 ktap_test "the connections come back" ib_both_warm || ib_diag
+# A peer nothing in this test sent to: a second address on rv1, reached
+# from IA as IB is, so that a real receiver sits behind a connection that
+# does not exist yet. ib_peers_add makes its addresses peers of IA only,
+# so the socket that maps is bound on IA (rxe0's), not on IB. Last before
+# the rmmod, which takes that connection away: the earlier points, the
+# link deletion's above all, never see it.
+NEW=10.77.0.5
+mapnew() {
+	local rc=0
+
+	ib_peers_add $NEW/32 $NEW || return 1
+	$RDMA mapnew $IA $NEW || rc=1
+	ib_peers_del
+	return $rc
+}
+ktap_test "RDMA_MAP to a peer not connected yet: sent, its cookie arrives" \
+	mapnew || ib_diag
 ktap_test "rmmod rds_rdma after" rds_rmmod rds_rdma || ib_diag
 
 ib_cleanup

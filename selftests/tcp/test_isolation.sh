@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rds-cost: 145
+# rds-cost: 230
 #
 # Network namespaces isolate RDS: two netns pairs with the same addresses
 # (rds-a/rds-b and rds-c/rds-d, 192.0.2.1 and 192.0.2.2 in both) and a
 # socket on 192.0.2.2:4000 in rds-b and in rds-d. A message from rds-a
 # reaches rds-b's socket only, one from rds-c rds-d's only: the bound-socket
-# lookup never crosses netns (an in-tree bug class). Each netns' RDS_INFO
-# tables list its own connections, sockets, queued messages and TCP
-# sockets, nothing of another's; in a netns that never used RDS they are
-# empty.
+# lookup never crosses netns (an in-tree bug class). Over the loopback
+# transport too: rds-b's messages to its own 192.0.2.2:4100 and to
+# 127.0.0.1:4100 reach its sockets there, never rds-d's on the same address
+# and port. Each netns' RDS_INFO tables list its own connections, sockets,
+# queued messages and TCP sockets, nothing of another's; in a netns that
+# never used RDS they are empty.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -44,6 +46,48 @@ only_to() {
 	return $rc
 }
 
+# only_to_self ADDR: rds-b sends from its ADDR to ADDR:4100, a local
+# address of its own, so over the loopback transport, while rds-d has a
+# socket on the same ADDR:4100 (CVE-2026-68335: in-tree's loopback could
+# hand a message to another netns' socket). rds-b's socket gets it, rds-d's
+# nothing. Loopback delivers synchronously, before rds-b's receiver can
+# answer, so a stray would be on rds-d's queue (rds-info -r) by the time the
+# exchange ends; then rds-d sends its own message to its socket, which
+# ends its receiver and would come after a stray: the socket is shown to
+# have been live and reachable, and its first message is rds-d's.
+only_to_self() {
+	local addr=$1 re other rc=0 looped queued
+
+	re="${addr//./\\.}"
+	# rds-d's socket first, bound before anything is sent.
+	rds_recv $D "$addr" 4100 1 30 >"$dir/self" 2>&1 &
+	other=$!
+	for _ in $(seq 100); do
+		grep -q '^bound' "$dir/self" && break
+		sleep 0.1
+	done
+	if ! grep -q '^bound' "$dir/self"; then
+		echo "rds-d: no socket on $addr:4100"
+		rc=1
+	fi
+	rds_exchange $B "$addr" $B "$addr" 4100 "self-$addr" || rc=1
+	# The loopback transport carried it: nothing else connects these.
+	looped=$(rows $B "$re  *$re .*loopback" -n -v)
+	queued=$(rows $D ' 4100 ' -r)
+	rds_send $D "$addr" "$addr" 4100 "end" >/dev/null || rc=1
+	wait $other || rc=1
+	expect "rds-b's loopback connections $addr -> $addr: $looped" \
+		$((looped > 0)) || rc=1
+	expect "queued on rds-d's $addr:4100: $queued" $((queued == 0)) || rc=1
+	if [[ "$(grep '^from' "$dir/self")" != "from $addr:"*": end" ]] ||
+		grep -q 'self-' "$dir/self"; then
+		echo "rds-d's socket got:"
+		cat "$dir/self"
+		rc=1
+	fi
+	return $rc
+}
+
 # rows NS TEXT OPTIONS...: how many rows of NS's rds-info OPTIONS hold TEXT.
 rows() {
 	ip netns exec "$1" "$BIN/rds-info" "${@:3}" | grep -c -- "$2"
@@ -56,7 +100,7 @@ expect() {
 }
 
 info_isolated() {
-	local a6 c6 bk dk dr br et
+	local a6 c6 bk dk dr br
 	a6=$(rows $A fd00::2 -a -n)
 	c6=$(rows $C fd00::2 -a -n)
 	bk=$(rows $B ' 7000 ' -k)
@@ -77,11 +121,15 @@ empty_netns() {
 	expect "$(echo -n "$rows" | grep -c .) rows in rds-e" $((${#rows} == 0))
 }
 
-ktap_plan 5
+ktap_plan 7
 ktap_test "load rds_tcp; rds-a/rds-b and rds-c/rds-d with the same addresses" \
 	setup || ktap_finished
 ktap_test "rds-a -> 192.0.2.2:4000 reaches rds-b, not rds-d" only_to $A $B $D to-b
 ktap_test "rds-c -> 192.0.2.2:4000 reaches rds-d, not rds-b" only_to $C $D $B to-d
+ktap_test "loopback: rds-b -> own 192.0.2.2:4100 reaches rds-b, not rds-d" \
+	only_to_self $B4
+ktap_test "loopback: rds-b -> 127.0.0.1:4100 reaches rds-b, not rds-d" \
+	only_to_self 127.0.0.1
 
 # Sockets, one message queued, on loopback in rds-d, held until fd 5 closes.
 exec 5> >(ip netns exec $D "$BIN/rds_hold" 127.0.0.1 >"$dir/hold" 2>&1)
