@@ -122,6 +122,7 @@ static void rds_ib_domain_qp_destroy(struct rds_ib_domain *dom)
 		dom->dom_qp = NULL;
 	}
 	if (dom->dom_cq) {
+		rds_ib_cq_quiesce();
 		ib_free_cq(dom->dom_cq);
 		dom->dom_cq = NULL;
 	}

@@ -36,6 +36,7 @@
 #include <linux/irq_poll.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -375,6 +376,22 @@ struct rds_ib_srq {
 	struct rds_ib_net	*s_rin;		/* its netns's share */
 	u32			s_mem;		/* pages admitted, mem.c */
 };
+
+/* Waits out a CQ's poller before the CQ goes.  irq_poll_disable() waits
+ * for a poller that is scheduled, but a poller (ib_cq's, for
+ * IB_POLL_SOFTIRQ, and ours) clears that bit in irq_poll_complete() and
+ * then re-arms the CQ: on another CPU it may still be about to touch the
+ * CQ when irq_poll_disable() returns, and ib_free_cq()'s own wait is the
+ * same (seen on two CPUs: ib_poll_handler() oopsed on a freed send CQ
+ * while connections came and went by the thousand).  Pollers run in
+ * softirq, bottom halves off, which a grace period waits out.  Call it
+ * once nothing can schedule the poller again: its QP gone, or the poller
+ * disabled.
+ */
+static inline void rds_ib_cq_quiesce(void)
+{
+	synchronize_rcu();
+}
 
 /* Maps @buf for the device: 0, or -ENOMEM when the mapping failed. */
 static inline int rds_ib_map(struct ib_device *dev, void *buf, size_t len,

@@ -324,6 +324,8 @@ err_qp:
 err_recv_cq:
 	if (!ic->i_srq)
 		rds_ib_recv_cq_destroy(ic);
+	else
+		rds_ib_cq_quiesce();
 err_send_cq:
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
@@ -363,11 +365,12 @@ void rds_ib_qp_teardown(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	if (ic->i_srq) {
 		ib_drain_sq(ic->i_qp);
 		rds_ib_srq_destroy_qp(ic->i_srq, ic, cm_id);
+		rds_ib_cq_quiesce();	/* the send CQ's poller */
 	} else {
 		ib_drain_qp(ic->i_qp);
 		rdma_destroy_qp(cm_id);
 		ic->i_qp = NULL;
-		rds_ib_recv_cq_destroy(ic);
+		rds_ib_recv_cq_destroy(ic);	/* quiesces both CQs' */
 	}
 	ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;

@@ -597,11 +597,13 @@ int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
 }
 
 /* After the QP is gone: no completion comes, and the poller, waited for,
- * never runs again.
+ * never runs again.  The grace period waits out the send CQ's poller
+ * too, for the caller.
  */
 void rds_ib_recv_cq_destroy(struct rds_ib_connection *ic)
 {
 	irq_poll_disable(&ic->i_recv_iop);
+	rds_ib_cq_quiesce();
 	ib_destroy_cq(ic->i_recv_cq);
 	ic->i_recv_cq = NULL;
 	kfree(ic->i_recv_wc);

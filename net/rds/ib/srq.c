@@ -204,6 +204,7 @@ static void rds_ib_srq_free(struct rds_ib_srq *srq)
 		ib_destroy_srq(srq->s_srq);
 	if (srq->s_cq) {
 		irq_poll_disable(&srq->s_iop);
+		rds_ib_cq_quiesce();
 		ib_destroy_cq(srq->s_cq);
 	}
 	/* The device holds none of the slots now, posted or not. */
