@@ -288,18 +288,23 @@ def wrong_lane(src, dst, port):
 	print("path 3's connection %s" % ("dropped" if dropped else "kept"), flush=True)
 	p3.close()
 	# While the other side's path 0 still goes down it may refuse us (a
-	# reset right after accepting); a real peer tries again, so do we.
-	end = time.time() + 10
+	# reset right after accepting); a real peer tries again, so do we,
+	# saying how each try ended.
+	start = time.time()
 	kept = False
-	while not kept and time.time() < end:
+	while not kept and time.time() < start + 30:
 		try:
 			p0 = connect(src, dst, port)
 			p0.sendall(header(1, 1, 0, ext=CHAINS["upstream-2026"]))
 			kept = not closed_within(p0, 2)
 			p0.close()
-		except ConnectionError:
+			if not kept:
+				print("%.1f s: closed after the accept" %
+				      (time.time() - start), flush=True)
+		except OSError as e:
+			print("%.1f s: %s" % (time.time() - start, e), flush=True)
 			time.sleep(0.2)
-	print("path 0's connection %s" % ("kept" if kept else "refused for 10 s"), flush=True)
+	print("path 0's connection %s" % ("kept" if kept else "refused for 30 s"), flush=True)
 	return 0 if dropped and kept else 1
 
 

@@ -72,7 +72,7 @@ chain_sportidx() {
 wrong_lane() {
 	local before after
 	before=$(counter tcp_accept_wrong_path)
-	timeout 60 ip netns exec $A $RAWPEER wrong-lane $A6 $B6 40200 || return 1
+	timeout 90 ip netns exec $A $RAWPEER wrong-lane $A6 $B6 40200 || return 1
 	after=$(counter tcp_accept_wrong_path)
 	echo "tcp_accept_wrong_path: $before -> $after"
 	[ "$after" -gt "$before" ]
