@@ -64,8 +64,17 @@ link_bounce() {
 	sleep 2
 	rdma link add rxe0 type rxe netdev rv0
 }
-ib_traffic_across "rdma link del and add back mid-stream" link_bounce \
-	-T ib -X -a $IA -b $IB -k 2 -p 7000 -n "$(ib_count 6000 3000)" -m 16384 -t 300
+# In-tree's rds_rdma of 6.12 leaves objects on an rxe device that goes
+# under its self-addressed connections: rxe_pool_cleanup() and
+# rdma_restrack_clean() warn at `rdma link del` (every run on two CPUs,
+# intree/test_ib_selfaddr.sh; 6.1's does not). A splat of in-tree's,
+# not a reference to hold ours to: skipped there.
+if [ -n "${RDS_IB_INTREE:-}" ] && [[ "$(uname -r)" == 6.12.* ]]; then
+	ktap_skip "rdma link del and add back mid-stream (in-tree 6.12 leaks on device removal)"
+else
+	ib_traffic_across "rdma link del and add back mid-stream" link_bounce \
+		-T ib -X -a $IA -b $IB -k 2 -p 7000 -n "$(ib_count 6000 3000)" -m 16384 -t 300
+fi
 
 # IPv6: the link-local addresses of the pair, each to itself as well.
 ktap_test "IPv6 link-local addresses on the rxe pair" ib_setup6
