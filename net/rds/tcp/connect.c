@@ -277,7 +277,7 @@ static struct rds_tcp_connection *rds_tcp_accept_path(struct rds_connection *con
 
 	npaths = min_t(int, npaths, tcn->tcn_npaths);
 	if (READ_ONCE(tcn->tcn_sport_idx)) {
-		idx = ntohs(inet_sk(sock->sk)->inet_dport) % RDS_MPATH_WORKERS;
+		idx = rds_tcp_sport_path(sock->sk);
 		return idx < npaths ? &tcn->tcn_path[idx] : NULL;
 	}
 	for (i = 0; i < npaths; i++) {

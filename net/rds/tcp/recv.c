@@ -53,7 +53,7 @@ static bool rds_tcp_wrong_path(struct rds_tcp_connection *tc, struct sock *sk)
 
 	if (rds_tcp_we_initiate(cp->cp_conn))
 		return false;
-	return ntohs(inet_sk(sk)->inet_dport) % RDS_MPATH_WORKERS != cp->cp_index;
+	return rds_tcp_sport_path(sk) != cp->cp_index;
 }
 
 /* The header is complete: start the message it announces.  -EXDEV: the

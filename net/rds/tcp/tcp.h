@@ -7,6 +7,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/percpu.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
 #include <net/netns/generic.h>
 #include <rds/transport.h>
@@ -20,9 +21,9 @@
 #define RDS_TCP_MAX_PARKED	4
 
 /* The multipath probe and pong we send carry RDS_EXTHDR_SPORT_IDX (as
- * upstream does since its 2026 series): the client encodes the path index in the low
- * bits of its source ports, so the acceptor can put every TCP connection on
- * the path it belongs to.  In-tree 6.1 neither sends nor understands it (it
+ * upstream does since its 2026 series): the client encodes the path index
+ * in the low bits of its source ports, so the acceptor can put every TCP
+ * connection on the path it belongs to.  In-tree 6.1 neither sends nor understands it (it
  * logs "ignoring unknown exthdr type 0x8" once and reads on); we add it to
  * the probes we transmit and look for it in the probes we receive.
  */
@@ -190,6 +191,14 @@ static inline int rds_tcp_addr_cmp(const struct in6_addr *a,
 static inline bool rds_tcp_we_initiate(const struct rds_connection *conn)
 {
 	return rds_tcp_addr_cmp(&conn->c_laddr, &conn->c_faddr) < 0;
+}
+
+/* The path an accepted socket's source port names, for a peer that says
+ * its ports carry the index (RDS_EXTHDR_SPORT_IDX).
+ */
+static inline unsigned int rds_tcp_sport_path(struct sock *sk)
+{
+	return ntohs(inet_sk(sk)->inet_dport) % RDS_MPATH_WORKERS;
 }
 
 /* tcp.c */
