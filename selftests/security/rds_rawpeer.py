@@ -16,8 +16,11 @@
 #   rds_rawpeer.py wrong-lane SRC DST PORT     path 3 first, then path 0
 #   rds_rawpeer.py lane-reconnect SRC DST PORT DPORT  path 3 again from
 #                                              another port of its group
-#   rds_rawpeer.py serve ADDR PORT SECS        an upstream 2026 server, the
-#                                              other side its client
+#   rds_rawpeer.py lanes SRC DST PORT DPORT N  an upstream 2026 client of
+#                                              N paths, each sending once
+#   rds_rawpeer.py serve ADDR PORT SECS [N]    an upstream 2026 server of N
+#                                              paths (8), the other side its
+#                                              client
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #   rds_rawpeer.py hostile SRC DST DPORT CASE  one malformed input (see CASES)
 #
@@ -342,6 +345,47 @@ def lane_reconnect(src, dst, port, dport):
 	return 0
 
 
+def hs_ext(npaths, gen=0x1234):
+	"""Upstream 2026's probe or pong extensions, saying @npaths paths."""
+	return ext(EXT_NPATHS, "H", npaths) + ext(EXT_GEN_NUM, "I", gen) + SPORT_0
+
+
+def lanes(src, dst, port, dport, npaths):
+	"""An upstream 2026 client whose side has @npaths paths (a peer built
+	with fewer than 8, or one that announces fewer): path 0 from @port (a
+	multiple of 8) with its probe, paths 1..@npaths-1 from their own ports
+	once the pong is in, each path sending one message to @dport; then a
+	connection from the port of path @npaths, which neither side has:
+	the acceptor must refuse it.
+	"""
+	p0 = connect(src, dst, port)
+	p0.sendall(header(1, 1, 0, ext=hs_ext(npaths)))
+	if not reply_within(p0, 10):
+		print("no pong on path 0", flush=True)
+		return 1
+	socks = [p0]
+	p0.sendall(msg(2, dport, b"lane0"))
+	for i in range(1, npaths):
+		s = connect(src, dst, port + i)
+		s.sendall(msg(1, dport, b"lane%d" % i))
+		socks.append(s)
+	print("paths 0..%d sent one message each" % (npaths - 1), flush=True)
+	refused = True
+	if npaths < 8:
+		try:
+			s = connect(src, dst, port + npaths)
+			refused = closed_within(s, 3)
+			s.close()
+		except ConnectionError:
+			pass	# reset before connect() even returned
+		print("path %d's connection %s" %
+		      (npaths, "refused" if refused else "kept"), flush=True)
+	time.sleep(1)
+	for s in socks:
+		s.close()
+	return 0 if refused else 1
+
+
 def read_msg(s, end):
 	"""The next message on @s, as (sport, dport, ext), by @end; None when
 	the connection closes or time runs out.
@@ -382,14 +426,15 @@ def probe_is_2026(exthdr):
 		exthdr[8:] == bytes([EXT_SPORT_IDX, 0]) + b"\0" * 6)
 
 
-def serve(addr, port, secs):
-	"""Plays an upstream 2026 server for a client that connects to @addr
-	(its 16385 redirected to @port). Its path 0 must come from a port of
-	path 0's group with upstream's probe; once answered, paths 1..7 from
-	their own groups; a pong with a new generation (we restarted) must
-	make it drop paths 1..7; a half-close of path 0 (upstream's shutdown
-	now half-closes first) must get the client's close within 5 s; and
-	its path 0 again must come with a probe. Prints each check.
+def serve(addr, port, secs, npaths=8):
+	"""Plays an upstream 2026 server of @npaths paths for a client that
+	connects to @addr (its 16385 redirected to @port). Its path 0 must
+	come from a port of path 0's group with upstream's probe; once
+	answered, paths 1..@npaths-1 from their own groups, and no other; a
+	pong with a new generation (we restarted) must make it drop those; a
+	half-close of path 0 (upstream's shutdown now half-closes first) must
+	get the client's close within 5 s; and its path 0 again must come
+	with a probe. Prints each check.
 	"""
 	failed = []
 
@@ -421,23 +466,26 @@ def serve(addr, port, secs):
 	if not check(ext0 is not None, "a probe on path 0"):
 		return 1
 	check(probe_is_2026(ext0), "probe laid out as upstream 2026: %s" % ext0.hex())
-	gen = CHAINS["upstream-2026"]
-	p0.sendall(header(1, 0, 1, ext=gen))
+	p0.sendall(header(1, 0, 1, ext=hs_ext(npaths)))
 	lanes = {}
-	while len(lanes) < 7 and time.time() < end:
+	while len(lanes) < npaths - 1 and time.time() < end:
 		s, peer = accept(end)
 		if s is None:
 			break
 		idx = peer[1] % 8
-		check(idx != 0 and idx not in lanes,
+		check(0 < idx < npaths and idx not in lanes,
 		      "path %d from port %d" % (idx, peer[1]))
 		lanes[idx] = s
-	check(sorted(lanes) == list(range(1, 8)),
-	      "paths 1..7 connected: %s" % sorted(lanes))
+	check(sorted(lanes) == list(range(1, npaths)),
+	      "paths 1..%d connected: %s" % (npaths - 1, sorted(lanes)))
+	if npaths < 8:
+		s, peer = accept(time.time() + 3)
+		if not check(s is None, "no path beyond the %d announced%s" %
+			     (npaths, s and ": one from port %d" % peer[1] or "")):
+			s.close()
 
-	# A new generation: we restarted, and lost paths 1..7's state.
-	newgen = NPATHS_8 + ext(EXT_GEN_NUM, "I", 0x5678) + SPORT_0
-	p0.sendall(header(2, 0, 1, ext=newgen))
+	# A new generation: we restarted, and lost the other paths' state.
+	p0.sendall(header(2, 0, 1, ext=hs_ext(npaths, 0x5678)))
 	end2 = time.time() + 10
 	dropped = [i for i, s in sorted(lanes.items())
 		   if closed_within(s, max(0.01, end2 - time.time()))]
@@ -673,8 +721,11 @@ def main(argv):
 		return forge_sportidx(argv[2], argv[3])
 	elif cmd == "lane-reconnect":
 		return lane_reconnect(argv[2], argv[3], int(argv[4]), int(argv[5]))
+	elif cmd == "lanes":
+		return lanes(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]))
 	elif cmd == "serve":
-		return serve(argv[2], int(argv[3]), float(argv[4]))
+		return serve(argv[2], int(argv[3]), float(argv[4]),
+			     int(argv[5]) if len(argv) > 5 else 8)
 	elif cmd == "wrong-lane":
 		return wrong_lane(argv[2], argv[3], int(argv[4]))
 	elif cmd == "chain":

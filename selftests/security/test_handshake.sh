@@ -13,7 +13,8 @@
 # As the client of an upstream 2026 server, ours sends upstream's probe,
 # connects each path from its own port group, drops paths 1..N when the
 # server's generation changes, closes when the server half-closes, and
-# probes again on a new path 0.
+# probes again on a new path 0. A peer with fewer than 8 paths gets that
+# many, in either role.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -101,16 +102,49 @@ lane_reconnect() {
 	return $rc
 }
 
-# ours_client: ours in rds-a (the smaller address) is the client of a raw
-# peer in rds-b that plays an upstream 2026 server (rds_rawpeer.py serve);
-# rds-b's own listener is bypassed by a DNAT of 16385 to the raw peer's
-# port (iptables-legacy: the debug kernel has no nf_tables).
-ours_client() {
-	local log pid rc=0
+# addr_pair A_ADDR B_ADDR: another IPv4 address on each side, for a
+# connection no earlier point has used (the peer's path count is learnt
+# once per connection).
+addr_pair() {
+	ip -n $A addr add "$1/24" dev veth0 && ip -n $B addr add "$2/24" dev veth0
+}
+
+# few_lanes N PORT: an upstream 2026 client that has N paths sends one
+# message on each: all N delivered, and a connection from the port of
+# path N refused.
+few_lanes() {
+	local a=192.0.2.$((10 + $1)) b=192.0.2.$((20 + $1))
+	local log pid before after rc=0
+	addr_pair $a $b || return 1
 	log=$(mktemp)
-	ip netns exec $B iptables-legacy -w -t nat -A PREROUTING -p tcp -d $B4 \
-		--dport 16385 -j DNAT --to-destination $B4:26385 || return 1
-	timeout 150 ip netns exec $B $RAWPEER serve $B4 26385 60 >"$log" 2>&1 &
+	before=$(counter tcp_accept_refused)
+	listen $B $b 4400 20 "$1" >"$log" &
+	pid=$!
+	wait_bound "$log" || { kill $pid; return 1; }
+	timeout 60 ip netns exec $A $RAWPEER lanes $a $b "$2" 4400 "$1" || rc=1
+	wait $pid
+	after=$(counter tcp_accept_refused)
+	echo "delivered: $(grep -v '^bound$' "$log" | sort | tr '\n' ' ')"
+	echo "tcp_accept_refused: $before -> $after"
+	[ $rc = 0 ] && [ "$(grep -c '^lane' "$log")" = "$1" ] &&
+		[ "$after" -gt "$before" ]
+	rc=$?
+	rm -f "$log"
+	return $rc
+}
+
+# ours_client SRC DST [N]: ours in rds-a (the smaller address) is the
+# client of a raw peer in rds-b that plays an upstream 2026 server of N
+# paths (rds_rawpeer.py serve); rds-b's own listener is bypassed by a
+# DNAT of 16385 to the raw peer's port (iptables-legacy: the debug kernel
+# has no nf_tables).
+ours_client() {
+	local src=$1 dst=$2 npaths=${3:-8} log pid rc=0
+	[ "$src" = $A4 ] || addr_pair "$src" "$dst" || return 1
+	log=$(mktemp)
+	ip netns exec $B iptables-legacy -w -t nat -A PREROUTING -p tcp -d $dst \
+		--dport 16385 -j DNAT --to-destination $dst:26385 || return 1
+	timeout 150 ip netns exec $B $RAWPEER serve $dst 26385 60 $npaths >"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
 		grep -q '^listening' "$log" && break
@@ -120,7 +154,7 @@ ours_client() {
 import socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((sys.argv[1], 4000))
-s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $A4 $B4 || rc=1
+s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $src $dst || rc=1
 	wait $pid || rc=1
 	cat "$log"
 	rm -f "$log"
@@ -128,7 +162,7 @@ s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $A4 $B4 || rc=1
 	return $rc
 }
 
-ktap_plan 15
+ktap_plan 18
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -157,6 +191,11 @@ ktap_test "path 3 accepted first as path 0: dropped once the pong says so" \
 ktap_test "path 3 back from another port of its group: its sequence kept, nothing twice" \
 	lane_reconnect
 ktap_test "ours as an upstream 2026 server's client: probe, paths, generation, half-close" \
-	ours_client
+	ours_client $A4 $B4
+ktap_test "an upstream 2026 client of 3 paths: 3 delivered, path 3 refused" \
+	few_lanes 3 40400
+ktap_test "an upstream 2026 client of 1 path: path 1 refused" few_lanes 1 40416
+ktap_test "ours as the client of a 2026 server of 3 paths: paths 1 and 2 only" \
+	ours_client 192.0.2.31 192.0.2.32 3
 cleanup_netns
 ktap_finished
