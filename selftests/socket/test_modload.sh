@@ -46,6 +46,50 @@ rounds_all() {
 	done
 }
 
-ktap_plan 1
+# sysctl_doc: right after a load of all three modules, before anything
+# writes a knob, Documentation/sysctl.rst lists every knob with the default
+# and mode it has, and nothing else.
+sysctl_doc() {
+	rds_load tcp rdma || return 1
+	python3 "$(dirname "$0")/../tools/check_sysctl_doc.py" || return 1
+	rds_unload
+}
+
+# sysctl_errno FILE VALUE WANT: writing VALUE to FILE succeeds ("ok") or
+# fails with WANT.
+sysctl_errno() {
+	local got
+	got=$(python3 -c '
+import errno, sys
+try:
+    with open(sys.argv[1], "w") as f:
+        f.write(sys.argv[2])
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$1" "$2")
+	echo "$1 = $2: $got"
+	[ "$got" = "$3" ]
+}
+
+# tcp_skbuf_range: in-tree's bounds, the socket minimum of each buffer
+# (SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF: 4608 and 2304 on x86-64), and 0
+# (autotuning), which in-tree refuses.
+tcp_skbuf_range() {
+	local d=/proc/sys/net/rds/tcp rc=0
+	rds_load tcp || return 1
+	sysctl_errno $d/rds_tcp_sndbuf 4607 EINVAL || rc=1
+	sysctl_errno $d/rds_tcp_sndbuf 4608 ok || rc=1
+	sysctl_errno $d/rds_tcp_sndbuf -1 EINVAL || rc=1
+	sysctl_errno $d/rds_tcp_sndbuf 0 ok || rc=1
+	sysctl_errno $d/rds_tcp_rcvbuf 2303 EINVAL || rc=1
+	sysctl_errno $d/rds_tcp_rcvbuf 2304 ok || rc=1
+	sysctl_errno $d/rds_tcp_rcvbuf 0 ok || rc=1
+	rds_unload || rc=1
+	return $rc
+}
+
+ktap_plan 3
 ktap_test "$rounds rounds of load, use sockets, unload" rounds_all
+ktap_test "Documentation/sysctl.rst: every knob, its default and mode" sysctl_doc
+ktap_test "rds_tcp_sndbuf and rcvbuf: the sockets' minimums, or 0" tcp_skbuf_range
 ktap_finished

@@ -24,14 +24,17 @@ static int rds_tcp_skbuf_handler(RDS_COMPAT_CTL_CONST struct ctl_table *ctl,
 	int *valp = ctl->data;
 	int val = READ_ONCE(*valp);
 	struct ctl_table tmp = *ctl;
-	int ret;
+	int min, ret;
 
 	tmp.data = &val;
 	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
 	if (ret || !write)
 		return ret;
-	/* Like SO_SNDBUF/SO_RCVBUF: at least the socket minimum, or 0. */
-	if (val < 0 || (val > 0 && val < SOCK_MIN_RCVBUF))
+	/* Like SO_SNDBUF/SO_RCVBUF: at least that buffer's socket minimum
+	 * (in-tree's range), or 0.
+	 */
+	min = valp == &rtn->rtn_sndbuf ? SOCK_MIN_SNDBUF : SOCK_MIN_RCVBUF;
+	if (val < 0 || (val > 0 && val < min))
 		return -EINVAL;
 	WRITE_ONCE(*valp, val);
 	rds_conn_for_each(rtn->rtn_net, &rds_tcp_transport, rds_tcp_reset_one,
