@@ -311,6 +311,7 @@ static __noreturn void usage(int status)
 		"  -t  retransmit queues      -v  verbose (transport names, IB details)\n"
 		"  --json        the selected tables as one JSON object\n"
 		"  --prometheus  counters and connection state for node_exporter\n"
+		"  --version     this tool's version and which RDS modules are loaded\n"
 		"Without a table option, all IPv4 tables are shown.\n",
 		progname, progname);
 	exit(status);
@@ -348,6 +349,7 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, 'J' },
 	{ "prometheus", no_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -360,6 +362,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "acnkrstTIvh", long_options, NULL)) != -1) {
 		if (c == 'h')
 			usage(0);
+		if (c == 'V')
+			print_version();
 		if (c == 'J' || c == 'P') {
 			format = c == 'J' ? JSON : PROMETHEUS;
 			continue;

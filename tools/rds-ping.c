@@ -8,6 +8,7 @@
  * the socket a pong arrives on says which ping it answers.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -58,7 +59,8 @@ static __noreturn void usage(int status)
 		"  -i interval  seconds between pings, fractions or a msec/usec suffix allowed\n"
 		"               (default 1)\n"
 		"  -I addr      local address to send from (default: from the routing table)\n"
-		"  -Q tos       type of service, 0-255 (default 0)\n",
+		"  -Q tos       type of service, 0-255 (default 0)\n"
+		"  --version    this tool's version and which RDS modules are loaded\n",
 		progname);
 	exit(status);
 }
@@ -70,6 +72,12 @@ struct options {
 	struct sockaddr_storage src, dst;
 };
 
+static const struct option long_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static void parse_args(int argc, char **argv, struct options *o)
 {
 	const char *local = NULL;
@@ -77,7 +85,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->interval_us = 1000000;
-	while ((c = getopt(argc, argv, "c:i:I:Q:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:I:Q:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			if (!parse_uint(optarg, 1UL << 31, &o->count) || !o->count)
@@ -96,6 +104,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(0);
+		case 'V':
+			print_version();
 		default:
 			usage(EXIT_USAGE);
 		}

@@ -43,10 +43,11 @@ static __noreturn void usage(int status)
 		"  -v, --verify          fill messages and RDMA buffers with a pattern and check it\n"
 		"  -z, --report-summary  print only the summary\n"
 		"      --json            print only a JSON summary on stdout\n"
+		"      --version         this tool's version and which RDS modules are loaded\n"
 		"      --classic-io      size and drive the sockets as the classic rds-stress does:\n"
 		"                        SO_SNDBUF and SO_RCVBUF of tasks x depth x (q + a) x 2,\n"
 		"                        sends only once poll() reported POLLOUT\n"
-		"      --one-way         only the active side sends requests, the passive side\n"
+		"  -o, --one-way         only the active side sends requests, the passive side\n"
 		"                        only acks: one message each way a round trip\n"
 		"RDMA (RDS/IB only): every ack does an RDMA READ or WRITE on a buffer its request lent\n"
 		"  -D, --rdma-bytes N    bytes per local vector (default 0: no RDMA)\n"
@@ -75,6 +76,7 @@ enum {
 	OPT_CLASSIC,		/* the classic tool's, not ours */
 	OPT_CLASSIC_IO,
 	OPT_ONE_WAY,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +94,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "classic-io", no_argument, NULL, OPT_CLASSIC_IO },
 	{ "one-way", no_argument, NULL, OPT_ONE_WAY },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "rdma-bytes", required_argument, NULL, 'D' },
 	{ "rdma-buffers", required_argument, NULL, 'I' },
@@ -312,14 +315,16 @@ static void parse_opts(int argc, char **argv, struct stress_run *r)
 		case OPT_CLASSIC_IO:
 			r->o.classic_io = 1;
 			break;
+		case 'o':	/* the classic tool's spelling */
 		case OPT_ONE_WAY:
 			r->o.one_way = 1;
 			break;
+		case OPT_VERSION:
+			print_version();
 		case 'c':
 			break;
 		case 'R':
 		case 'V':
-		case 'o':
 		case OPT_CLASSIC:
 			bad_usage("%s%s of the classic rds-stress is not supported by this one",
 				  c == OPT_CLASSIC ? "--" : "", opt_name(c, idx));

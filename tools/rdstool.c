@@ -19,6 +19,7 @@
 #include <linux/rds.h>
 
 #include "rdstool.h"
+#include "../include/rds/version.h"
 
 static void vreport(const char *fmt, va_list ap, int err)
 {
@@ -62,9 +63,60 @@ void bad_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/* The first line of a /sys/module/@mod file, "" when there is none. */
+static void read_sys_module(const char *mod, const char *file, char *buf,
+			    size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/%s", mod, file);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
 /*
- * The family is missing when neither our rds.ko nor the in-tree one can be
- * loaded; say so in words instead of a bare errno.
+ * Which implementation of @mod is loaded: ours is built out of the kernel's
+ * tree, which the kernel marks with the taint flag O; the in-tree modules
+ * are not (and in-tree rds.ko has a MODULE_VERSION of its own, "4.0").
+ * Not modinfo, which names the file modprobe would load next, not the one
+ * running.
+ */
+static void print_module(const char *mod)
+{
+	char path[64], taint[16], version[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", mod);
+	if (access(path, F_OK)) {
+		printf("%s: not loaded\n", mod);
+		return;
+	}
+	read_sys_module(mod, "taint", taint, sizeof(taint));
+	read_sys_module(mod, "version", version, sizeof(version));
+	printf("%s: loaded, %s%s%s\n", mod,
+	       strchr(taint, 'O') ? "out-of-tree" : "the kernel's own (in-tree)",
+	       version[0] ? " " : "", version);
+}
+
+void print_version(void)
+{
+	printf("%s %s (the out-of-tree RDS's tools)\n", progname, RDS_VERSION);
+	print_module("rds");
+	print_module("rds_tcp");
+	print_module("rds_rdma");
+	exit(0);
+}
+
+/*
+ * The family is missing when neither our rds.ko nor the in-tree one is
+ * loaded (neither has a module alias that would load it on demand); say
+ * what to do instead of a bare errno.
  */
 int rds_socket(void)
 {
@@ -73,8 +125,25 @@ int rds_socket(void)
 	if (fd >= 0)
 		return fd;
 	if (errno == EAFNOSUPPORT)
-		die("RDS sockets are not available (is the rds module loaded?)");
+		die("RDS sockets are not available: modprobe rds_tcp (TCP) or rds_rdma (IB, RoCE)");
 	die_errno("cannot create an RDS socket");
+}
+
+/* The transport bind() would use: the one the socket was pinned to, else
+ * the one that serves the address first (IB before TCP, as in-tree).
+ */
+static const char *bound_transport(int fd)
+{
+	int t = RDS_TRANS_NONE;
+	socklen_t len = sizeof(t);
+
+	if (getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, &len) == 0) {
+		if (t == RDS_TRANS_TCP)
+			return "RDS/TCP (modprobe rds_tcp)";
+		if (t == RDS_TRANS_IB)
+			return "RDS/IB (modprobe rds_rdma, an RDMA device with this address)";
+	}
+	return "RDS/TCP or RDS/IB (modprobe rds_tcp, or rds_rdma with an RDMA device)";
 }
 
 /* A local address no transport can serve means no transport module. */
@@ -83,8 +152,8 @@ void rds_bind(int fd, const struct sockaddr_storage *addr)
 	if (bind(fd, (const struct sockaddr *)addr, addr_len(addr)) == 0)
 		return;
 	if (errno == EADDRNOTAVAIL)
-		die("cannot bind to %s: no RDS transport for it (is rds_tcp loaded?)",
-		    addr_str(addr));
+		die("cannot bind to %s: no transport serves it; it needs %s",
+		    addr_str(addr), bound_transport(fd));
 	die_errno("cannot bind to %s", addr_str(addr));
 }
 

@@ -37,6 +37,7 @@ __noreturn __printf(1, 2) void die(const char *fmt, ...);
 __noreturn __printf(1, 2) void die_errno(const char *fmt, ...);
 __noreturn __printf(1, 2) void bad_usage(const char *fmt, ...);
 
+__noreturn void print_version(void);
 int rds_socket(void);
 void rds_bind(int fd, const struct sockaddr_storage *addr);
 void rds_set_tos(int fd, unsigned int tos);

@@ -12,6 +12,7 @@
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <rds/version.h>
 
 #include "socket.h"
 #include "netns.h"
@@ -538,7 +539,9 @@ static void __exit rds_exit(void)
 module_exit(rds_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("RDS: Reliable Datagram Sockets");
+MODULE_DESCRIPTION("RDS: Reliable Datagram Sockets (out-of-tree)");
+MODULE_VERSION(RDS_VERSION);
+MODULE_AUTHOR("RDS developers <rds@localhost>");
 /* No MODULE_ALIAS_NETPROTO(PF_RDS): socket(AF_RDS) by any user would load
  * us, and RDS has been a frequent target of local exploits.  Debian's
  * in-tree rds.ko has no such alias either; README says how to add one.

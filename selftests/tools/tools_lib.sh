@@ -168,7 +168,8 @@ check_stress_v6() {
 check_stress_one_way() {
 	local out plog rc=0
 
-	stress_pair 4400 "$B" -s "$B" -r "$A" -q 64 -T 2 --one-way || rc=1
+	# -o: the classic tool's spelling of --one-way
+	stress_pair 4400 "$B" -s "$B" -r "$A" -q 64 -T 2 -o || rc=1
 	output_has "$out" '"role": "active"' '"one_way": true' '"rx_msgs": [1-9]' || rc=1
 	output_has "$plog" '"role": "passive"' '"one_way": true' '"rtt_us": 0[,.]' || rc=1
 	python3 -c '
@@ -206,6 +207,11 @@ check_stress_nobody() {
 }
 
 check_usage() {
+	local t
+	for t in rds-ping rds-info rds-stress; do
+		expect_exit 0 "$BIN/$t" --help >/dev/null &&
+			expect_exit 0 "$BIN/$t" -h >/dev/null || return 1
+	done
 	expect_exit 2 "$BIN/rds-ping" 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-ping" -c x "$B" 2>/dev/null &&
 	expect_exit 2 "$BIN/rds-info" -x 2>/dev/null &&
@@ -214,16 +220,34 @@ check_usage() {
 	expect_exit 2 "$BIN/rds-stress" --bogus 2>/dev/null
 }
 
+# check_version WANT: every tool's --version exits 0 and says rds and
+# rds_tcp are loaded, and WANT: "out-of-tree" (ours, which has a module
+# version) or "the kernel's own".
+check_version() {
+	local t out
+	for t in rds-ping rds-info rds-stress; do
+		out=$("$BIN/$t" --version) || { echo "$t --version failed"; return 1; }
+		echo "$out"
+		echo "$out" | grep -q "^rds: loaded, $1" &&
+			echo "$out" | grep -q "^rds_tcp: loaded, $1" || return 1
+	done
+}
+
 # tools_tests LOAD_CMD...: the whole scenario.
 tools_tests() {
 	local t
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 17
+	ktap_plan 18
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
-	ktap_test "bad command lines exit 2" check_usage
+	ktap_test "bad command lines exit 2, --help 0" check_usage
+	if [ "$1" = intree_load ]; then
+		ktap_test "--version: the kernel's own modules" check_version "the kernel's own"
+	else
+		ktap_test "--version: our modules" check_version out-of-tree
+	fi
 	ktap_test "rds-ping: 3 replies and a summary" check_ping "$B"
 	ktap_test "rds-ping -Q 3 -I $A" check_ping -Q 3 -I "$A" "$B"
 	ktap_test "rds-ping: nobody there fails fast" check_ping_nobody
@@ -236,7 +260,7 @@ tools_tests() {
 	ktap_test "rds-stress: 2 tasks, depth 4, verified, JSON" check_stress
 	ktap_test "rds-stress: IPv6" check_stress_v6
 	ktap_test "rds-stress: classic columns" check_stress_lines
-	ktap_test "rds-stress --one-way: the passive side only acks" check_stress_one_way
+	ktap_test "rds-stress -o (--one-way): the passive side only acks" check_stress_one_way
 	ktap_test "rds-stress: unreachable peer is one error line" check_stress_nobody
 	cleanup_netns
 	ktap_finished

@@ -8,6 +8,7 @@
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <rds/version.h>
 
 #include "ib.h"
 
@@ -288,5 +289,7 @@ static void __exit rds_ib_exit(void)
 module_init(rds_ib_init);
 module_exit(rds_ib_exit);
 
-MODULE_DESCRIPTION("RDS: InfiniBand and RoCE transport");
+MODULE_DESCRIPTION("RDS: InfiniBand and RoCE transport (out-of-tree)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);
+MODULE_AUTHOR("RDS developers <rds@localhost>");

@@ -10,6 +10,7 @@
 #include <net/tcp.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <rds/version.h>
 
 #include "tcp.h"
 
@@ -222,5 +223,7 @@ static void __exit rds_tcp_exit(void)
 module_init(rds_tcp_init);
 module_exit(rds_tcp_exit);
 
-MODULE_DESCRIPTION("RDS: TCP transport");
+MODULE_DESCRIPTION("RDS: TCP transport (out-of-tree)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);
+MODULE_AUTHOR("RDS developers <rds@localhost>");
