@@ -13,6 +13,7 @@
 #include "netns.h"
 #include "socket.h"
 #include "stats.h"
+#include "trace.h"
 
 /* Sockets with RDS_CONG_MONITOR on, across all netns (a notification only
  * concerns the socket's own mask), and sockets refused with ENOBUFS since
@@ -331,13 +332,16 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 	__le64 *dst = (__le64 *)map->m_bits;
 	struct iov_iter iter;
 	struct kvec kv;
+	unsigned int i, congested = 0, changed = 0;
+	bool traced = trace_rds_cong_update_enabled();
 	u64 portmask = 0, opened = 0;
 	__le64 *buf;
-	unsigned int i;
 	int ret;
 
 	if (be32_to_cpu(inc->i_hdr.h_len) != RDS_CONG_MAP_BYTES) {
 		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CONG_MAP);
+		trace_rds_recv_drop(inc->i_cp, &inc->i_hdr,
+				    rds_stat_name(RDS_STAT_RECV_DROP_BAD_CONG_MAP));
 		return;
 	}
 	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
@@ -356,7 +360,13 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 		portmask |= le64_to_cpu(old ^ buf[i]);
 		opened |= le64_to_cpu(old & ~buf[i]);
 		WRITE_ONCE(dst[i], buf[i]);
+		if (traced) {
+			congested += hweight64(le64_to_cpu(buf[i]));
+			changed += hweight64(le64_to_cpu(old ^ buf[i]));
+		}
 	}
+	if (traced)
+		trace_rds_cong_update(conn, congested, changed);
 	rds_stats_inc(RDS_STAT_CONG_UPDATE_RECEIVED);
 	WRITE_ONCE(conn->c_fcong_jiffies, jiffies);
 	if (inc->i_cp && inc->i_cp->cp_index)

@@ -40,6 +40,7 @@
 #include "control.h"
 #include "heartbeat.h"
 #include "stats.h"
+#include "trace.h"
 
 unsigned int rds_sysctl_hb_interval;
 unsigned int rds_sysctl_hb_timeout = 10;
@@ -84,6 +85,7 @@ static void rds_hb_expired(struct rds_conn_path *cp, unsigned int timeout)
 
 	WRITE_ONCE(cp->cp_hb_sent, 0);
 	rds_stats_inc(RDS_STAT_CONN_HEARTBEAT_TIMEOUT);
+	trace_rds_heartbeat(cp, RDS_TRACE_HB_TIMEOUT);
 	pr_info_ratelimited("rds: path %u of %pI6c->%pI6c: no answer to a heartbeat in %u s, reset\n",
 			    cp->cp_index, &conn->c_laddr, &conn->c_faddr, timeout);
 	rds_conn_path_error(cp, "heartbeat timeout");
@@ -106,6 +108,7 @@ void rds_hb_worker(struct work_struct *work)
 	if (sent && time_after_eq(heard, sent)) {
 		WRITE_ONCE(cp->cp_hb_sent, 0);
 		sent = 0;
+		trace_rds_heartbeat(cp, RDS_TRACE_HB_ANSWERED);
 	}
 	if (sent) {
 		if (time_after_eq(now, sent + timeout * HZ)) {
@@ -132,6 +135,7 @@ void rds_hb_worker(struct work_struct *work)
 	WRITE_ONCE(cp->cp_hb_sent, now ?: 1);
 	rds_control_heartbeat(cp);
 	rds_stats_inc(RDS_STAT_CONN_HEARTBEAT_SENT);
+	trace_rds_heartbeat(cp, RDS_TRACE_HB_SENT);
 	rds_hb_schedule(cp, timeout * HZ);
 }
 

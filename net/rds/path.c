@@ -13,6 +13,7 @@
 #include "send.h"
 #include "socket.h"
 #include "stats.h"
+#include "trace.h"
 
 struct workqueue_struct *rds_wq;
 EXPORT_SYMBOL_GPL(rds_wq);
@@ -34,7 +35,21 @@ const char *rds_path_state_name(int state)
 
 bool rds_conn_path_transition(struct rds_conn_path *cp, int old, int new)
 {
-	return atomic_cmpxchg(&cp->cp_state, old, new) == old;
+	if (atomic_cmpxchg(&cp->cp_state, old, new) != old)
+		return false;
+	trace_rds_path_state(cp, old, new);
+	return true;
+}
+
+/* For the moves that need no compare: the path's cp_cm_lock is held and
+ * nothing else moves it out of the state it is in.
+ */
+static void rds_path_set_state(struct rds_conn_path *cp, int new)
+{
+	int old = atomic_xchg(&cp->cp_state, new);
+
+	if (old != new)
+		trace_rds_path_state(cp, old, new);
 }
 EXPORT_SYMBOL_GPL(rds_conn_path_transition);
 
@@ -212,6 +227,7 @@ void rds_conn_path_error(struct rds_conn_path *cp, const char *why)
 	} while (!rds_conn_path_transition(cp, state, RDS_CONN_ERROR));
 
 	rds_stats_inc(RDS_STAT_CONN_RESET);
+	trace_rds_path_drop(cp, why);
 	pr_debug("rds: path %u of %pI6c->%pI6c dropped: %s\n", cp->cp_index,
 		 &conn->c_laddr, &conn->c_faddr, why);
 	rds_path_queue_down(cp);
@@ -334,7 +350,7 @@ static void rds_shutdown_worker(struct work_struct *work)
 	rds_path_shutdown_transport(cp);
 	if (cp->cp_index == 0)
 		WRITE_ONCE(cp->cp_conn->c_ping_triggered, false);
-	atomic_set(&cp->cp_state, RDS_CONN_DOWN);
+	rds_path_set_state(cp, RDS_CONN_DOWN);
 	mutex_unlock(&cp->cp_cm_lock);
 	wake_up_all(&cp->cp_waitq);
 
@@ -364,9 +380,9 @@ void rds_conn_path_destroy(struct rds_conn_path *cp)
 	cancel_delayed_work_sync(&cp->cp_hb_w);
 
 	mutex_lock(&cp->cp_cm_lock);
-	atomic_set(&cp->cp_state, RDS_CONN_DISCONNECTING);
+	rds_path_set_state(cp, RDS_CONN_DISCONNECTING);
 	rds_path_shutdown_transport(cp);
-	atomic_set(&cp->cp_state, RDS_CONN_DOWN);
+	rds_path_set_state(cp, RDS_CONN_DOWN);
 	mutex_unlock(&cp->cp_cm_lock);
 
 	rds_send_path_purge(cp);

@@ -41,6 +41,7 @@
 #include "info.h"
 #include "netns.h"
 #include "stats.h"
+#include "trace.h"
 #include "sysctl.h"
 #include "cong.h"
 #include "connection.h"
@@ -179,6 +180,13 @@ static void rds_recv_mark_napi(struct rds_sock *rs, struct rds_incoming *inc)
 #endif
 }
 
+/* @inc is not delivered: counted, and traced with the counter's name. */
+static void rds_recv_dropped(struct rds_incoming *inc, enum rds_stat why)
+{
+	rds_stats_inc(why);
+	trace_rds_recv_drop(inc->i_cp, &inc->i_hdr, rds_stat_name(why));
+}
+
 /* Returns whether @inc was queued, and so whether the reader is to be woken. */
 static bool rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 			   struct rds_incoming *inc)
@@ -195,12 +203,12 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 	/* Release sets SOCK_DEAD before it empties the queue for good. */
 	if (sock_flag(sk, SOCK_DEAD)) {
 		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
-		rds_stats_inc(RDS_STAT_RECV_DROP_DEAD_SOCK);
+		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_DEAD_SOCK);
 		return false;
 	}
 	if (rs->rs_rcv_mem + charge > hard) {
 		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
-		rds_stats_inc(RDS_STAT_RECV_DROP_RCVBUF);
+		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_RCVBUF);
 		return false;
 	}
 	inc->i_rx_lat_trace[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
@@ -291,7 +299,7 @@ static bool rds_recv_seq_ok(struct rds_conn_path *cp, struct rds_incoming *inc)
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
 	if (drop == RDS_STAT_NR)
 		return true;
-	rds_stats_inc(drop);
+	rds_recv_dropped(inc, drop);
 	return false;
 }
 
@@ -376,7 +384,7 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 	 * RDS/IB does.
 	 */
 	if (hdr->h_csum && !rds_header_csum_ok(hdr)) {
-		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CHECKSUM);
+		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_BAD_CHECKSUM);
 		rds_conn_path_error(cp, "bad header checksum");
 		return;
 	}
@@ -410,7 +418,7 @@ void rds_recv_incoming(struct rds_conn_path *cp, const struct in6_addr *saddr,
 		 */
 		if (!hdr->h_sport && rds_hb_pong(cp, hdr->h_dport))
 			return;
-		rds_stats_inc(RDS_STAT_RECV_DROP_NO_SOCK);
+		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_NO_SOCK);
 		return;
 	}
 	rds_recv_exthdrs(rs, inc);

@@ -26,6 +26,7 @@
 #include "sndbuf.h"
 #include "socket.h"
 #include "stats.h"
+#include "trace.h"
 #include "sysctl.h"
 
 /* Messages one call of rds_send_xmit() sends before it yields to the work. */
@@ -188,6 +189,7 @@ EXPORT_SYMBOL_GPL(rds_send_path_drop_acked);
 void rds_send_path_reset(struct rds_conn_path *cp)
 {
 	struct rds_message *rm, *tmp;
+	unsigned int again = 0;
 	unsigned long flags;
 	LIST_HEAD(dropped);
 
@@ -210,9 +212,12 @@ void rds_send_path_reset(struct rds_conn_path *cp)
 			continue;
 		}
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+		again++;
 	}
 	list_splice_init(&cp->cp_retrans, &cp->cp_send_queue);
 	spin_unlock_irqrestore(&cp->cp_lock, flags);
+	if (again)
+		trace_rds_retransmit(cp, again);
 	rds_send_complete(&dropped, RDS_RDMA_DROPPED);
 }
 

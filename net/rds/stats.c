@@ -68,6 +68,14 @@ static const char *const rds_stat_names[RDS_STAT_NR] = {
 	[RDS_STAT_RECV_DROP_DUP_SEQ]		= "recv_drop_dup_seq",
 };
 
+/* The counter's name, as rds-info -c shows it; trace events give reasons
+ * in the same words.
+ */
+const char *rds_stat_name(enum rds_stat which)
+{
+	return which < RDS_STAT_NR ? rds_stat_names[which] : "unknown";
+}
+
 /* Copies @nr counters as struct rds_info_counter items.  Items that do not
  * fit are dropped by rds_info_copy(); the caller reports the full count, so
  * a short buffer ends in ENOSPC rather than in a partial table.

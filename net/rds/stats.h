@@ -80,5 +80,6 @@ static inline void rds_stats_inc(enum rds_stat which)
 
 int rds_stats_init(void);	/* registers RDS_INFO_COUNTERS */
 void rds_stats_exit(void);
+const char *rds_stat_name(enum rds_stat which);
 
 #endif /* _RDS_STATS_H */

@@ -9,12 +9,13 @@
 # with SO_RDS_TRANSPORT, each arriving exactly once and in order; then
 # large ones only (many fragments each). Then an rxe device removed
 # mid-stream and added back: the connection is torn down, comes back, and
-# nothing is lost. Last, rds_rdma unloaded under traffic.
+# nothing is lost, and the trace events say why (rdma_cm's device removal).
+# Last, rds_rdma unloaded under traffic.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-ktap_plan 9
+ktap_plan 10
 ib_start "rxe pair and rds_rdma set up"
 
 ib_first_ping "rds-ping over IB, both ways" 9 $IA $IB $IB $IA
@@ -67,12 +68,32 @@ ktap_test "RDS_GET_MR and RDS_FREE_MR work" mr_works
 
 # An rxe device goes away under traffic and comes back: the paths on it go
 # down, retransmit on reconnect, and the receiver drops what it had.
+T=/sys/kernel/tracing
+trace_on() {
+	[ -d $T/events ] || mount -t tracefs nodev $T || return 1
+	echo >$T/trace
+	echo 1 >$T/events/rds/rds_ib_cm_event/enable &&
+		echo 1 >$T/events/rds/rds_path_drop/enable
+}
+
+# removal_traced: rdma_cm told the paths on rxe1 of its removal, and each
+# was dropped for it.
+removal_traced() {
+	local rc=0
+	grep -E 'rds_ib_cm_event: .* device removal' $T/trace | head -n 2 || rc=1
+	grep -E 'rds_path_drop: .* why="device removal"' $T/trace | head -n 2 || rc=1
+	[ $rc = 0 ] || grep -E 'rds_' $T/trace | tail -n 10
+	echo 0 >$T/events/rds/enable
+	return $rc
+}
+
 link_bounce() {
 	sleep 3
 	rdma link del rxe1 || return 1
 	sleep 2
 	rdma link add rxe1 type rxe netdev rv1
 }
+trace_on || echo "# no trace events"
 "$BIN/rds_traffic" -T ib -a $IA -b $IB -p 7000 -n "$(ib_count 10000 4000)" \
 	-m 16384 -t 300 &
 traffic=$!
@@ -91,6 +112,8 @@ done
 wait $traffic
 ok=$?
 ib_both_ok "rdma link del and add back mid-stream" $bounced $ok
+ktap_test "the removal traced: rds_ib_cm_event device removal, rds_path_drop" \
+	removal_traced
 
 # rmmod under traffic: the sockets pin rds_rdma, so stop them first; the
 # connections themselves must not keep it.

@@ -33,6 +33,12 @@ SELFTEST_IGNORE=$USERSPACE_IGNORE,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE
 # only those two rules, the second being how every such test is written.
 COMPAT=include/rds/compat.h
 COMPAT_IGNORE=LINUX_VERSION_CODE,CONSTANT_COMPARISON
+# Trace event headers are written in TRACE_EVENT()'s own layout, which the
+# kernel's trace headers share: a macro per part, lines ending in "(",
+# field lists that are no expression, the connection's macros naming it
+# twice (it is always a plain pointer). Only these files, only these rules.
+TRACE_HEADERS="net/rds/trace.h net/rds/tcp/trace.h net/rds/ib/trace.h include/rds/trace_conn.h"
+TRACE_IGNORE=COMPLEX_MACRO,MACRO_ARG_REUSE,PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE
 
 failures=()
 
@@ -55,7 +61,11 @@ checkpatch_on() {
 	shift 2
 
 	mapfile -t files < <(find "$@" -name '*.[ch]' 2>/dev/null | sort |
-			     if [ "$name" = kernel ]; then grep -vxF "$COMPAT"; else cat; fi)
+			     if [ "$name" = kernel ]; then
+				     grep -vxF -e "$COMPAT" -e ${TRACE_HEADERS// / -e }
+			     else
+				     cat
+			     fi)
 	echo "lint: checkpatch --strict on ${#files[@]} $name files${ignore:+ (--ignore $ignore)}"
 	[ ${#files[@]} -gt 0 ] || return 0
 	"$checkpatch" --strict --no-tree --quiet --show-types ${ignore:+--ignore "$ignore"} \
@@ -66,6 +76,8 @@ run_checkpatch() {
 	get_checkpatch || { failures+=(checkpatch); return; }
 	checkpatch_on kernel "" net include
 	checkpatch_on compat "$COMPAT_IGNORE" "$COMPAT"
+	# shellcheck disable=SC2086 # a list of paths
+	checkpatch_on "trace event" "$TRACE_IGNORE" $TRACE_HEADERS
 	checkpatch_on uapi "$UAPI_IGNORE" uapi
 	checkpatch_on "user space" "$USERSPACE_IGNORE" tools
 	checkpatch_on selftest "$SELFTEST_IGNORE" selftests

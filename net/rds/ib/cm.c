@@ -43,6 +43,7 @@
 #include <rds/compat.h>
 
 #include "ib.h"
+#include "trace.h"
 
 void rds_ib_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
 		     u16 port, int dev_if)
@@ -639,8 +640,9 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	const struct rds_ib_conn_priv_cmn *cmn = rds_ib_dp_cmn(dp, isv6);
 	struct net *net = id->route.addr.dev_addr.net;
 	struct rds_ib_net *rin = rds_ib_net(net);
+	struct in6_addr laddr = {}, faddr = {};
 	int reject = RDS_RDMA_REJ_INCOMPAT;
-	struct in6_addr laddr, faddr;
+	const char *why = "incompatible";
 	struct rds_connection *conn;
 	struct rds_ib_peer *peer;
 	struct rds_conn_path *cp;
@@ -658,6 +660,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		rds_ib_stats_inc(RDS_IB_STAT_ACCEPT_ADDR_MISMATCH);
 		rds_ib_mismatch_notice(id, &laddr, &faddr);
 		reject = RDS_IB_REJ_REFUSED;
+		why = "addresses not the connection's";
 		goto reject;
 	}
 	/* Charged before the connection is looked up, or a refused request
@@ -671,13 +674,16 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 					  cmn->ricpc_dp_toss, dev_if);
 		}
 		reject = RDS_IB_REJ_REFUSED;
+		why = PTR_ERR(peer) == -EDQUOT ? "over max_accepted" : "no memory";
 		goto reject;
 	}
 	down_read(&rds_ib_req_sem);
 	conn = rds_conn_create(net, &laddr, &faddr, &rds_ib_transport,
 			       cmn->ricpc_dp_toss, GFP_KERNEL, dev_if);
-	if (IS_ERR(conn))
+	if (IS_ERR(conn)) {
+		why = "no connection";
 		goto reject_unlock;
+	}
 	cp = &conn->c_path[0];
 
 	if (READ_ONCE(conn->c_destroying) ||
@@ -687,6 +693,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			rds_conn_path_error(cp, "peer connected again");
 		else if (state == RDS_CONN_CONNECTING)
 			rds_conn_path_yield(cp);
+		why = "path busy";
 		goto reject_put;
 	}
 	ret = rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
@@ -696,6 +703,7 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (ret == -ENOBUFS)
 			reject = RDS_IB_REJ_REFUSED;
 		rds_conn_path_error(cp, "cannot accept");
+		why = ret == -ENOBUFS ? "over max_ring_memory" : "cannot accept";
 		goto reject_put;
 	}
 	rds_conn_put(conn);
@@ -708,6 +716,7 @@ reject_unlock:
 	up_read(&rds_ib_req_sem);
 	rds_ib_accept_uncharge(rin, peer);
 reject:
+	trace_rds_ib_cm_refuse(net, &laddr, &faddr, reject, why);
 	rdma_reject(id, &reject, sizeof(reject), IB_CM_REJ_CONSUMER_DEFINED);
 	return 1;
 }
@@ -735,6 +744,7 @@ int rds_ib_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 &rds_ib_conn(ic)->c_laddr, &rds_ib_conn(ic)->c_faddr,
 		 rdma_event_msg(ev->event), ev->status,
 		 ic->i_cm_id == id ? "" : ", stale");
+	trace_rds_ib_cm_event(ic->i_cp, ev->event, ev->status, ic->i_cm_id != id);
 	if (ic->i_cm_id != id)
 		goto out;
 	switch (ev->event) {

@@ -17,6 +17,7 @@
 #include <net/tcp.h>
 
 #include "tcp.h"
+#include "trace.h"
 
 static void rds_tcp_state_change(struct sock *sk)
 {
@@ -174,6 +175,7 @@ void rds_tcp_conn_path_shutdown(struct rds_conn_path *cp)
 {
 	struct rds_tcp_connection *tc = cp->cp_transport_data;
 
+	trace_rds_tcp_shutdown(cp);
 	mutex_lock(&tc->t_conn_path_lock);
 	rds_tcp_detach(tc);
 	if (rds_tcp_destroying(cp))
@@ -317,6 +319,7 @@ void rds_tcp_accept_sock(struct rds_tcp_net *rtn, struct socket *sock)
 	struct in6_addr laddr, faddr;
 	struct rds_connection *conn;
 	struct sock *sk = sock->sk;
+	u16 sport = ntohs(inet_sk(sk)->inet_dport);
 	int dev_if = 0;
 
 	rds_tcp_sock_addrs(sk, &laddr, &faddr);
@@ -333,15 +336,18 @@ void rds_tcp_accept_sock(struct rds_tcp_net *rtn, struct socket *sock)
 		/* We initiate; make sure we do, at least for path 0. */
 		if (READ_ONCE(conn->c_npaths) <= 1)
 			rds_conn_path_connect_if_down(&conn->c_path[0]);
+		trace_rds_tcp_accept(conn, sport, -1, "refused: we connect");
 		rds_conn_put(conn);
 		goto refuse;
 	}
 
 	tc = rds_tcp_accept_path(conn, sock);
 	if (!tc) {
+		trace_rds_tcp_accept(conn, sport, -1, "refused: no path free or named");
 		rds_conn_put(conn);
 		goto refuse;
 	}
+	trace_rds_tcp_accept(conn, sport, tc->t_cpath->cp_index, "accepted");
 	rds_tcp_tune(sock, rtn);
 
 	mutex_lock(&tc->t_conn_path_lock);
@@ -423,8 +429,10 @@ static int rds_tcp_connect_sock(struct rds_tcp_connection *tc)
 		addrlen = sizeof(sin);
 		ret = rds_tcp_bind_client(tc, sock, addr, addrlen, &sin.sin_port);
 	}
-	if (ret)
+	if (ret) {
+		trace_rds_tcp_connect(cp, 0, ret);
 		goto err_release;
+	}
 
 	if (v6) {
 		sin6.sin6_addr = conn->c_faddr;
@@ -439,6 +447,7 @@ static int rds_tcp_connect_sock(struct rds_tcp_connection *tc)
 	ret = kernel_connect(sock, addr, addrlen, O_NONBLOCK);
 	if (ret == -EINPROGRESS)
 		ret = 0;
+	trace_rds_tcp_connect(cp, ntohs(inet_sk(sock->sk)->inet_sport), ret);
 	if (ret) {
 		rds_tcp_restore_callbacks(tc, sock);
 		tc->t_sock = NULL;
