@@ -209,12 +209,16 @@ dp_rate_to_y_kept() {
 # for none. X's harm would show as Y refused again and again: more often
 # than with X healthy. On a loaded host (two make checks side by side,
 # rxe's softirq slow to ack) Y saw 0.7 % refused with X healthy and 1.1 %
-# with X silent, and on the debug kernel 3.0 % and 1.4 %: the bound is 1 %
-# or twice what Y saw with X healthy, whichever is more.
+# with X silent, and on the debug kernel 3.0 % and 1.4 %, then 0.2 % and
+# 1.5 % (Y ran at 85 msg/s with X silent against 59 with X healthy: the
+# sender, free of X, filled Y's share more often). A shared budget, the
+# harm this guards against, refuses nearly every send to Y (the last
+# point: Y's rate falls below a tenth): the bound is 5 % or twice what Y
+# saw with X healthy, whichever is more.
 dp_refusals() {
 	echo "refused with X healthy: to Y $(dp_py 'r["phases"][0]["y"][1:]') of $(dp_py 'r["phases"][0]["y"][0]') sent to Y"
 	echo "refused while X was silent: to X $(dp_py 'r["phases"][1]["x"][1:]'), to Y $(dp_py 'r["phases"][1]["y"][1:]') (EAGAIN, ENOBUFS) of $(dp_py 'r["phases"][1]["y"][0]') sent to Y"
-	[ "$(dp_py 'r["phases"][1]["x"][1] > 0 and refused_share(1, "y") <= max(0.01, 2 * refused_share(0, "y"))')" = True ]
+	[ "$(dp_py 'r["phases"][1]["x"][1] > 0 and refused_share(1, "y") <= max(0.05, 2 * refused_share(0, "y"))')" = True ]
 }
 
 # Halfway through the silence: a send to X waits its SO_SNDTIMEO (0.5 s)
