@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 130
 #
 # The multipath handshake cannot be forged: no socket may bind the probe
 # port 1 (EINVAL, as in-tree), and a 1 -> 0 message without the probe's

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rds-ci-612: run: the sysctl tables (const on 6.11 and later) and module unload
+# rds-cost: 90
 #
 # Load and unload rds.ko many times (25; 10 with RDS_PROFILE=short), each time
 # with sockets opened, bound, used over loopback and closed in between, one

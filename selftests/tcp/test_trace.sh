@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# rds-cost: 70
 #
 # The trace events (system "rds", net/rds/trace.h and the transports'):
 # each reason is provoked and its event checked, with the namespace's inode
