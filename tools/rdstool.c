@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,8 +167,31 @@ void rds_set_tos(int fd, unsigned int tos)
 		die_errno("cannot set TOS %u", tos);
 }
 
-/* "ADDR", or "ADDR%IF" for an IPv6 address on link IF (a link-local one
- * needs it).
+/* A host name's first IPv4 address, else its first IPv6 one, as the
+ * classic tools resolve a name; false when it has neither.
+ */
+static bool resolve_name(const char *name, uint16_t port,
+			 struct sockaddr_storage *ss)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		hints.ai_family = families[i];
+		if (getaddrinfo(name, NULL, &hints, &res))
+			continue;
+		memset(ss, 0, sizeof(*ss));
+		memcpy(ss, res->ai_addr, res->ai_addrlen);
+		freeaddrinfo(res);
+		addr_set_port(ss, port);
+		return true;
+	}
+	return false;
+}
+
+/* "ADDR", "ADDR%IF" for an IPv6 address on link IF (a link-local one
+ * needs it), or a host name.
  */
 bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
 {
@@ -183,7 +207,7 @@ bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
 		return true;
 	}
 	if (strlen(str) >= sizeof(buf))
-		return false;
+		return resolve_name(str, port, ss);
 	strcpy(buf, str);
 	pct = strchr(buf, '%');
 	if (pct) {
@@ -197,7 +221,7 @@ bool parse_addr(const char *str, uint16_t port, struct sockaddr_storage *ss)
 		sin6->sin6_port = htons(port);
 		return true;
 	}
-	return false;
+	return !pct && resolve_name(str, port, ss);
 }
 
 socklen_t addr_len(const struct sockaddr_storage *ss)

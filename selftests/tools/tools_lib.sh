@@ -239,7 +239,7 @@ tools_tests() {
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 18
+	ktap_plan 19
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
 	ktap_test "bad command lines exit 2, --help 0" check_usage
@@ -250,6 +250,7 @@ tools_tests() {
 	fi
 	ktap_test "rds-ping: 3 replies and a summary" check_ping "$B"
 	ktap_test "rds-ping -Q 3 -I $A" check_ping -Q 3 -I "$A" "$B"
+	ktap_test "rds-ping localhost: a host name, resolved" check_ping localhost
 	ktap_test "rds-ping: nobody there fails fast" check_ping_nobody
 	ktap_test "rds-info -n: the connection is up" check_info_conns
 	ktap_test "rds-info -c -k -T -s -r -t" check_info_tables
