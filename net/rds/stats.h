@@ -20,7 +20,7 @@ enum rds_stat {
 	RDS_STAT_RECV_IMMEDIATE_RETRY,
 	RDS_STAT_RECV_DELAYED_RETRY,
 	RDS_STAT_RECV_ACK_REQUIRED,
-	RDS_STAT_RECV_RDMA_BYTES,		/* 0 until an RDMA transport */
+	RDS_STAT_RECV_RDMA_BYTES,		/* 0: RDMA is not counted here yet */
 	RDS_STAT_RECV_PING,
 	RDS_STAT_SEND_QUEUE_EMPTY,
 	RDS_STAT_SEND_QUEUE_FULL,
@@ -31,11 +31,11 @@ enum rds_stat {
 	RDS_STAT_SEND_DROP_ACKED,
 	RDS_STAT_SEND_ACK_REQUIRED,
 	RDS_STAT_SEND_QUEUED,
-	RDS_STAT_SEND_RDMA,			/* 0 until an RDMA transport */
-	RDS_STAT_SEND_RDMA_BYTES,		/* 0 until an RDMA transport */
+	RDS_STAT_SEND_RDMA,			/* 0: RDMA is not counted here yet */
+	RDS_STAT_SEND_RDMA_BYTES,		/* 0: RDMA is not counted here yet */
 	RDS_STAT_SEND_PONG,
-	RDS_STAT_PAGE_REMAINDER_HIT,		/* 0: whole pages, no remainders */
-	RDS_STAT_PAGE_REMAINDER_MISS,		/* 0: whole pages, no remainders */
+	RDS_STAT_PAGE_REMAINDER_HIT,		/* 0: the per-CPU page small */
+	RDS_STAT_PAGE_REMAINDER_MISS,		/* payloads share is not counted */
 	RDS_STAT_COPY_TO_USER,
 	RDS_STAT_COPY_FROM_USER,
 	RDS_STAT_CONG_UPDATE_QUEUED,
