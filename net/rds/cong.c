@@ -11,6 +11,7 @@
 #include "connection.h"
 #include "message.h"
 #include "netns.h"
+#include "recv.h"
 #include "socket.h"
 #include "stats.h"
 #include "trace.h"
@@ -339,9 +340,7 @@ void rds_cong_recv(struct rds_connection *conn, struct rds_incoming *inc)
 	int ret;
 
 	if (be32_to_cpu(inc->i_hdr.h_len) != RDS_CONG_MAP_BYTES) {
-		rds_stats_inc(RDS_STAT_RECV_DROP_BAD_CONG_MAP);
-		trace_rds_recv_drop(inc->i_cp, &inc->i_hdr,
-				    rds_stat_name(RDS_STAT_RECV_DROP_BAD_CONG_MAP));
+		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_BAD_CONG_MAP);
 		return;
 	}
 	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);

@@ -180,8 +180,7 @@ static void rds_recv_mark_napi(struct rds_sock *rs, struct rds_incoming *inc)
 #endif
 }
 
-/* @inc is not delivered: counted, and traced with the counter's name. */
-static void rds_recv_dropped(struct rds_incoming *inc, enum rds_stat why)
+void rds_recv_dropped(struct rds_incoming *inc, enum rds_stat why)
 {
 	rds_stats_inc(why);
 	trace_rds_recv_drop(inc->i_cp, &inc->i_hdr, rds_stat_name(why));

@@ -6,7 +6,10 @@
 #include <linux/list.h>
 #include <linux/socket.h>
 
+#include "stats.h"
+
 struct rds_conn_path;
+struct rds_incoming;
 struct rds_sock;
 struct rds_zcopy;
 
@@ -30,6 +33,9 @@ void rds_recv_zcopy_done(struct rds_zcopy *z);
  * from a peer that numbers anew (rds_recv_seq_ok()).  Takes cp_lock.
  */
 void rds_recv_path_new_conn(struct rds_conn_path *cp);
+
+/* @inc is not delivered: counted by @why, and traced with its name. */
+void rds_recv_dropped(struct rds_incoming *inc, enum rds_stat why);
 
 /* Release: drop everything still queued for @rs. */
 void rds_clear_recv_queue(struct rds_sock *rs);
