@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The Debian packages as a user gets them: installs rds-dkms and rds-tools
+# The Debian packages as a user gets them: installs rds-dkms and rds-oot-tools
 # (built on the host into build/pkg/ by selftests/pkg/build-debs.sh) with
 # dpkg, lets DKMS build for the running kernel, shows that modprobe then
 # loads ours and that rds-ping works; then removes the packages while an RDS
@@ -58,7 +58,7 @@ install_debs() {
 		cache=(LC_ALL=C LANG=C DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=/tmp/ccache)
 	fi
 	# Each line with the seconds since the start: where the time goes.
-	env "${cache[@]}" dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-tools_*_amd64.deb 2>&1 |
+	env "${cache[@]}" dpkg -i "$debs"/rds-dkms_*_all.deb "$debs"/rds-oot-tools_*_amd64.deb 2>&1 |
 		while IFS= read -r line; do echo "$((SECONDS - start)) $line"; done >"$log"
 	rc=${PIPESTATUS[0]}
 	cat "$log"
@@ -80,6 +80,18 @@ is_ours() {
 	done
 	modprobe rds_tcp || return 1
 	loaded_is_modinfo rds && loaded_is_modinfo rds_tcp
+}
+
+# Our tools package stands in for the distributions' rds-tools, whose
+# commands it installs too, and brings rds(7).
+tools_package() {
+	local rel
+
+	rel=$(dpkg-query -W -f='${Conflicts} | ${Replaces} | ${Provides}' rds-oot-tools) || return 1
+	echo "rds-oot-tools: $rel"
+	[ "$rel" = "rds-tools | rds-tools | rds-tools" ] || return 1
+	[ -e /usr/share/man/man7/rds.7.gz ] || { echo "no rds.7"; return 1; }
+	[ -x /usr/bin/rds-info ] && rds-info --version
 }
 
 ping_works() {
@@ -110,7 +122,7 @@ time.sleep(3600)
 remove_while_open() {
 	local rc
 
-	dpkg -r rds-tools rds-dkms >"$log" 2>&1
+	dpkg -r rds-oot-tools rds-dkms >"$log" 2>&1
 	rc=$?
 	cat "$log"
 	[ $rc = 0 ] || return 1
@@ -119,7 +131,7 @@ remove_while_open() {
 		return 1
 	}
 	[ -z "$(dpkg --audit)" ] || { dpkg --audit; return 1; }
-	if dpkg-query -W -f='${db:Status-Abbrev}\n' rds-dkms rds-tools 2>/dev/null | grep -v '^[ur][nc]'; then
+	if dpkg-query -W -f='${db:Status-Abbrev}\n' rds-dkms rds-oot-tools 2>/dev/null | grep -v '^[ur][nc]'; then
 		echo "a package is still (partly) installed"
 		return 1
 	fi
@@ -165,11 +177,12 @@ if ! touch /usr/.rds-writable 2>/dev/null; then
 	echo "# the root is read-only: run in a guest started with --overlay"
 	exit "$KSFT_SKIP"
 fi
-ktap_plan 7
+ktap_plan 8
 ktap_test "only $(uname -r) has headers in this guest" only_this_kernel || ktap_finished
-ktap_test "dpkg -i rds-dkms rds-tools (DKMS builds for $(uname -r))" install_debs ||
+ktap_test "dpkg -i rds-dkms rds-oot-tools (DKMS builds for $(uname -r))" install_debs ||
 	ktap_finished
 ktap_test "modprobe rds_tcp loads ours, from updates/dkms" is_ours
+ktap_test "rds-oot-tools replaces rds-tools, brings rds(7)" tools_package
 ktap_test "rds-ping from the package works" ping_works
 if hold_socket; then
 	ktap_test "dpkg -r with an RDS socket open: reported, completed" remove_while_open
@@ -177,7 +190,7 @@ if hold_socket; then
 else
 	ktap_fail "an RDS socket to hold the modules"
 	ktap_fail "closed, modprobe -r unloads ours"
-	dpkg -r rds-tools rds-dkms
+	dpkg -r rds-oot-tools rds-dkms
 	modprobe -r rds_tcp rds
 fi
 [ -z "$holder" ] || kill "$holder" 2>/dev/null
