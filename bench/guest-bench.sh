@@ -130,11 +130,30 @@ background_1m() {
 	sleep 1
 }
 
+# events ON|OFF: every trace event of ours (system rds: the core's and
+# both transports') on or off, for a -ev workload. In-tree has none: its
+# side of the row runs as the plain workload does. Off again, the ring
+# buffer is emptied so that the next row starts as the others do.
+events() {
+	local t=/sys/kernel/tracing
+
+	[ "$stack" = ours ] || return 0
+	[ -e $t/events/rds/enable ] || mount -t tracefs nodev $t 2>/dev/null
+	if [ "$1" = on ]; then
+		echo 1 >$t/events/rds/enable
+	else
+		echo 0 >$t/events/rds/enable
+		: >$t/trace
+	fi
+}
+
 # stress NAME REQ DEPTH TASKS NS_A ADDR_A NS_B ADDR_B [ARGS...]: one
 # rds-stress run, its summary and the CPU time around it as a BENCH line.
 # ARGS: more options of rds-stress (--classic-io). A NAME ending in -bg1M
 # runs beside background_1m: the head-of-line cost of bulk traffic to the
-# same peer, in the round trips' percentiles (issue #27).
+# same peer, in the round trips' percentiles (issue #27). One ending in -ev
+# runs with ours' trace events on (issue 40: what they cost when on; the
+# plain workload is the cost with them off).
 stress() {
 	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
 	local t0 t1 c0 c1
@@ -142,6 +161,7 @@ stress() {
 	case $name in
 	# Past the ports of the measured run's tasks (port + 1 + i).
 	*-bg1M) background_1m "$5" "$6" "$7" "$8" $((port + 64)) ;;
+	*-ev) events on || return 1 ;;
 	esac
 	passive "$7" "$8" "$port"
 	c0=$(cpu_ticks)
@@ -150,6 +170,9 @@ stress() {
 	t1=$(date +%s%N)
 	c1=$(cpu_ticks)
 	wait
+	case $name in
+	*-ev) events off ;;
+	esac
 	if [ -z "$out" ]; then
 		echo "bench: $name gave no result" >&2
 		return 1

@@ -131,6 +131,9 @@ SCALING = [("mp-8K-d8-t8", "mp-8K-d8-t1", "msgs_per_sec")]
 # the same peer; its round trips' p99 over that of the same workload alone,
 # per stack, against TAIL_TARGET for ours (issue #27).
 BG_SUFFIX = "-bg1M"
+# A workload ending in EV_SUFFIX ran with ours' trace events on; in-tree
+# has none and ran it plain.
+EV_SUFFIX = "-ev"
 TAIL_TARGET = 3.0
 
 # Ours' rate to a live peer while another is dead, over its own rate with
@@ -314,6 +317,40 @@ def tails(result):
     return out
 
 
+def events(result):
+    """Each -ev workload (ours with every trace event on) against the same
+    with them off: what the events cost when someone turns them on."""
+    out = []
+    for wl in result:
+        base = wl[:-len(EV_SUFFIX)]
+        if not wl.endswith(EV_SUFFIX) or base not in result:
+            continue
+        row = {"workload": wl, "off": base}
+        for metric in ("msgs_per_sec", "cpu_us_per_msg"):
+            a = result[wl].get("ours", {}).get(metric)
+            b = result[base].get("ours", {}).get(metric)
+            if a and b and b["median"]:
+                row[metric] = a["median"] / b["median"]
+        if len(row) > 2:
+            out.append(row)
+    return out
+
+
+def events_lines(rows):
+    if not rows:
+        return []
+    lines = ["", "Ours with every trace event on (rds:*), over the same workload with",
+             "them off (issue 40; off, an event is a patched-out branch):", "",
+             "| workload | messages/s, on / off | CPU per message, on / off |",
+             "|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %s | %s |" % (
+            r["workload"],
+            "%.2f" % r["msgs_per_sec"] if "msgs_per_sec" in r else "-",
+            "%.2f" % r["cpu_us_per_msg"] if "cpu_us_per_msg" in r else "-"))
+    return lines
+
+
 def tails_lines(rows):
     if not rows:
         return []
@@ -441,7 +478,8 @@ def tools_lines(rows):
     return lines
 
 
-def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=(), dp_rows=()):
+def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=(), dp_rows=(),
+             ev_rows=()):
     lines = ["# RDS: ours against in-tree (profile %s)" % profile, "",
              "Median (min..max) over the rounds; ratio = ours / in-tree of the medians.",
              "For rates higher is better, for times and CPU lower is better.",
@@ -500,6 +538,7 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=(), dp_r
         lines += ["| %s | %s | %.2f |" % (s["workloads"], s["stack"], s["ratio"]) for s in scal]
     lines += tools_lines(tool_rows)
     lines += tails_lines(tail_rows)
+    lines += events_lines(ev_rows)
     lines += deadpeer_lines(dp_rows)
     lines += ["", "Targets of the issue:", "", "| workload | figure | value | target |",
               "|---|---|---|---|"]
@@ -586,14 +625,16 @@ def main():
     tool_rows = tools(result)
     tail_rows = tails(result)
     dp_rows = deadpeer(result)
+    ev_rows = events(result)
     info = infos(rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump({"profile": a.profile, "info": info, "workloads": result,
                    "targets": tgts, "scaling": scal, "tools": tool_rows, "tails": tail_rows,
-                   "deadpeer": dp_rows,
+                   "deadpeer": dp_rows, "events": ev_rows,
                    "metrics": {k: v for k, v in list(METRICS.items()) + list(DETAIL.items())}},
                   f, indent=1)
-    md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows, dp_rows)
+    md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows, dp_rows,
+                  ev_rows)
     with open(os.path.join(a.outdir, "results.md"), "w") as f:
         f.write(md)
     with open(os.path.join(a.outdir, "results.svg"), "w") as f:
