@@ -292,10 +292,11 @@ struct rds_cmsg_rx_trace {
 
 /*
  * Congestion monitoring. Congestion is tracked per peer as a bitmap of
- * ports; a sleeping poll() normally wakes on every map update. A socket can
- * instead set RDS_CONG_MONITOR to a 64-bit mask in which bit (port % 64)
- * stands for a group of ports; it then gets an RDS_CMSG_CONG_UPDATE whenever
- * a port in one of its groups becomes uncongested.
+ * ports. RDS_CONG_MONITOR is an int: non-zero turns monitoring on. A
+ * monitoring socket whose non-blocking send is refused with ENOBUFS notes
+ * the port's group, bit (port % 64) of a 64-bit mask, and gets an
+ * RDS_CMSG_CONG_UPDATE carrying the mask of the noted groups whenever a port
+ * of one of them becomes uncongested (each group once per refusal).
  */
 #define RDS_CONG_MONITOR_SIZE		64
 #define RDS_CONG_MONITOR_BIT(port)	(((unsigned int)port) % RDS_CONG_MONITOR_SIZE)
