@@ -58,11 +58,9 @@
  */
 #define CONG_RETRY_MS	100
 
-union rds_addr {
-	struct sockaddr sa;
-	struct sockaddr_in sin;
-	struct sockaddr_in6 sin6;
-};
+static const char *prog = "rds_echo_client";
+
+#include "rds_example.h"
 
 struct client {
 	int fd;
@@ -76,93 +74,12 @@ struct client {
 	uint64_t min_ns, max_ns, sum_ns;
 };
 
-static const char *prog = "rds_echo_client";
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	int err = errno;
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(err));
-	exit(1);
-}
-
 static void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-n COUNT] [-s SIZE] [-t TIMEOUT_MS] [-p PORT]\n"
 		"       [-N [-d DEPTH]] ADDR SERVER_ADDR SERVER_PORT\n", prog);
 	exit(2);
-}
-
-static unsigned long parse_number(const char *s, unsigned long min,
-				  unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "%s: %s: not a number from %lu to %lu\n", prog,
-			s, min, max);
-		exit(2);
-	}
-	return v;
-}
-
-/*
- * @text (IPv4, or IPv6 with an optional "%IFNAME" scope) and @port into @a.
- * Returns the length of the address, 0 if @text is none.
- */
-static socklen_t parse_addr(const char *text, unsigned int port,
-			    union rds_addr *a)
-{
-	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
-	char *scope;
-
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, text, &a->sin.sin_addr) == 1) {
-		a->sin.sin_family = AF_INET;
-		a->sin.sin_port = htons(port);
-		return sizeof(a->sin);
-	}
-	if (snprintf(host, sizeof(host), "%s", text) >= (int)sizeof(host))
-		return 0;
-	scope = strchr(host, '%');
-	if (scope) {
-		*scope++ = '\0';
-		a->sin6.sin6_scope_id = if_nametoindex(scope);
-		if (!a->sin6.sin6_scope_id)
-			return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a->sin6.sin6_addr) != 1)
-		return 0;
-	a->sin6.sin6_family = AF_INET6;
-	a->sin6.sin6_port = htons(port);
-	return sizeof(a->sin6);
-}
-
-/* "ADDR:PORT" or "[ADDR]:PORT", in a buffer the next call overwrites. */
-static const char *addr_str(const union rds_addr *a)
-{
-	static char s[INET6_ADDRSTRLEN + 8];
-	char host[INET6_ADDRSTRLEN] = "?";
-
-	if (a->sa.sa_family == AF_INET) {
-		inet_ntop(AF_INET, &a->sin.sin_addr, host, sizeof(host));
-		snprintf(s, sizeof(s), "%s:%u", host, ntohs(a->sin.sin_port));
-	} else {
-		inet_ntop(AF_INET6, &a->sin6.sin6_addr, host, sizeof(host));
-		snprintf(s, sizeof(s), "[%s]:%u", host,
-			 ntohs(a->sin6.sin6_port));
-	}
-	return s;
 }
 
 static bool same_addr(const union rds_addr *a, const union rds_addr *b)
