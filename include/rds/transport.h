@@ -344,7 +344,10 @@ enum {
  *
  * Locks: cp_lock (spinlock, taken with interrupts off) protects
  * cp_send_queue, cp_retrans, cp_next_tx_seq, cp_next_rx_seq, cp_rx_seq_live
- * and the cp_unacked_* counters.  cp_cm_lock (mutex) serializes the transport's
+ * and the cp_unacked_* counters.  cp_reset_lock (spinlock, IRQs off, a leaf:
+ * rds_conn_path_error() runs in any context, under any lock) protects the
+ * record of drops, cp_resets, cp_reset_time, cp_reset_why,
+ * cp_connect_failures and cp_connect_why.  cp_cm_lock (mutex) serializes the transport's
  * connect against its shutdown: the generic layer holds it around
  * t->conn_path_connect() and t->conn_path_shutdown(), so those must not
  * take it; a transport may take it in its own contexts (e.g. accept) to
@@ -387,6 +390,17 @@ struct rds_conn_path {
 	unsigned int		cp_unacked_packets;
 	unsigned int		cp_unacked_bytes;
 	u64			cp_conn_attempts;
+	/* Drops while up (the last one's wall-clock time and reason) and
+	 * while connecting (the last one's reason), from
+	 * rds_conn_path_error(), for RDS_INFO_PATHS.  The reasons are
+	 * copies: a string may live in a module that goes before the path.
+	 */
+	spinlock_t		cp_reset_lock;
+	u64			cp_resets;
+	time64_t		cp_reset_time;
+	char			cp_reset_why[RDS_INFO_REASON_LEN];
+	u64			cp_connect_failures;
+	char			cp_connect_why[RDS_INFO_REASON_LEN];
 	/* RDS_MSG_CONTROL messages on the queues, see net/rds/control.c */
 	atomic_t		cp_ctl_queued;
 	/* The NAPI context the path's packets come in through, 0 for none:

@@ -454,10 +454,42 @@ static void rds_sock_info6(struct socket *sock, unsigned int len,
 	rds_sock_info(sock, iter, lens, true);
 }
 
+/* ---- RDS_INFO_SOCKET_DROPS --------------------------------------------- */
+
+static void rds_sock_drops_info(struct socket *sock, unsigned int len,
+				struct rds_info_iterator *iter,
+				struct rds_info_lengths *lens)
+{
+	struct rds_net *rn = rds_net(sock_net(sock->sk));
+	unsigned int nr = 0;
+	struct rds_sock *rs;
+
+	spin_lock_bh(&rn->sock_lock);
+	list_for_each_entry(rs, &rn->sock_list, rs_item) {
+		struct rds_info_socket_drops d = {
+			.bound_addr	= rs->rs_bound.addr,
+			.bound_port	= rs->rs_bound.port,
+			.inum		= sock_i_ino(rds_rs_to_sk(rs)),
+			.recv_rcvbuf	= READ_ONCE(rs->rs_drops_rcvbuf),
+			.send_reset	= READ_ONCE(rs->rs_drops_send_reset),
+			.send_purged	= READ_ONCE(rs->rs_drops_send_purged),
+			.send_canceled	= READ_ONCE(rs->rs_drops_send_canceled),
+		};
+
+		rds_info_copy(iter, &d, sizeof(d));
+		nr++;
+	}
+	spin_unlock_bh(&rn->sock_lock);
+
+	lens->nr = nr;
+	lens->each = sizeof(struct rds_info_socket_drops);
+}
+
 /* ---- module init and exit ---------------------------------------------- */
 
 static void rds_parts_exit(void)
 {
+	rds_info_deregister_func(RDS_INFO_SOCKET_DROPS, rds_sock_drops_info);
 	rds_info_deregister_func(RDS6_INFO_SOCKETS, rds_sock_info6);
 	rds_info_deregister_func(RDS_INFO_SOCKETS, rds_sock_info4);
 	rds_recv_exit();
@@ -496,6 +528,7 @@ static int __init rds_init(void)
 		goto out_send;
 	rds_info_register_func(RDS_INFO_SOCKETS, rds_sock_info4);
 	rds_info_register_func(RDS6_INFO_SOCKETS, rds_sock_info6);
+	rds_info_register_func(RDS_INFO_SOCKET_DROPS, rds_sock_drops_info);
 
 	ret = proto_register(&rds_proto, 1);
 	if (ret)

@@ -113,6 +113,7 @@ static void rds_conn_path_init(struct rds_connection *conn,
 	cp->cp_index = index;
 	atomic_set(&cp->cp_state, RDS_CONN_DOWN);
 	spin_lock_init(&cp->cp_lock);
+	spin_lock_init(&cp->cp_reset_lock);
 	cp->cp_next_tx_seq = 1;
 	INIT_LIST_HEAD(&cp->cp_send_queue);
 	INIT_LIST_HEAD(&cp->cp_retrans);
@@ -627,6 +628,69 @@ static void rds_conn_stats_info(struct socket *sock, unsigned int len,
 	rds_conn_info_walk(sock, len, iter, lens, &w);
 }
 
+/* The user ABI's numbers for the states, which ours need not keep. */
+static const u8 rds_info_path_states[] = {
+	[RDS_CONN_DOWN]			= RDS_INFO_PATH_DOWN,
+	[RDS_CONN_CONNECTING]		= RDS_INFO_PATH_CONNECTING,
+	[RDS_CONN_DISCONNECTING]	= RDS_INFO_PATH_DISCONNECTING,
+	[RDS_CONN_UP]			= RDS_INFO_PATH_UP,
+	[RDS_CONN_ERROR]		= RDS_INFO_PATH_ERROR,
+};
+
+/* RDS_INFO_PATHS: every path of every connection, both address families,
+ * with its record of resets.
+ */
+static void rds_path_info_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_conn_info_walk *w = arg;
+	struct rds_info_path ip;
+	unsigned long flags;
+	unsigned int i;
+
+	if (conn->c_passive)
+		return;
+	for (i = 0; i < conn->c_path_count; i++) {
+		struct rds_conn_path *cp = &conn->c_path[i];
+
+		memset(&ip, 0, sizeof(ip));
+		ip.laddr = conn->c_laddr;
+		ip.faddr = conn->c_faddr;
+		strscpy(ip.transport, conn->c_trans->t_name,
+			sizeof(ip.transport));
+		ip.tos = conn->c_tos;
+		ip.index = cp->cp_index;
+		ip.state = rds_info_path_states[rds_conn_path_state(cp)];
+		ip.next_tx_seq = READ_ONCE(cp->cp_next_tx_seq);
+		ip.next_rx_seq = READ_ONCE(cp->cp_next_rx_seq);
+		ip.connect_attempts = READ_ONCE(cp->cp_conn_attempts);
+		spin_lock_irqsave(&cp->cp_reset_lock, flags);
+		ip.resets = cp->cp_resets;
+		ip.last_reset_time = cp->cp_reset_time;
+		memcpy(ip.last_reset_reason, cp->cp_reset_why,
+		       sizeof(ip.last_reset_reason));
+		ip.connect_failures = cp->cp_connect_failures;
+		memcpy(ip.last_connect_error, cp->cp_connect_why,
+		       sizeof(ip.last_connect_error));
+		spin_unlock_irqrestore(&cp->cp_reset_lock, flags);
+		rds_conn_info_put(w, &ip);
+	}
+}
+
+static void rds_path_info(struct socket *sock, unsigned int len,
+			  struct rds_info_iterator *iter,
+			  struct rds_info_lengths *lens)
+{
+	struct rds_conn_info_walk w = {
+		.iter = iter,
+		.avail = len,
+		.each = sizeof(struct rds_info_path),
+	};
+
+	rds_conn_visit_rcu(sock_net(sock->sk), rds_path_info_one, &w);
+	lens->nr = w.nr;
+	lens->each = w.each;
+}
+
 int rds_conn_init(void)
 {
 	rds_conn_hash_seed = get_random_u32();
@@ -642,6 +706,7 @@ int rds_conn_init(void)
 	rds_info_register_func(RDS_INFO_CONNECTIONS, rds_conn_info);
 	rds_info_register_func(RDS6_INFO_CONNECTIONS, rds6_conn_info);
 	rds_info_register_func(RDS_INFO_CONNECTION_STATS, rds_conn_stats_info);
+	rds_info_register_func(RDS_INFO_PATHS, rds_path_info);
 	return 0;
 }
 
@@ -651,6 +716,7 @@ void rds_conn_exit(void)
 	rds_info_deregister_func(RDS_INFO_CONNECTIONS, rds_conn_info);
 	rds_info_deregister_func(RDS6_INFO_CONNECTIONS, rds6_conn_info);
 	rds_info_deregister_func(RDS_INFO_CONNECTION_STATS, rds_conn_stats_info);
+	rds_info_deregister_func(RDS_INFO_PATHS, rds_path_info);
 	rcu_barrier();
 	destroy_workqueue(rds_destroy_wq);
 	rds_destroy_wq = NULL;

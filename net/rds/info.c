@@ -21,34 +21,51 @@
 /* Tables may be large, but not unbounded: a kernel buffer caps them. */
 #define RDS_INFO_MAX_BYTES	(16U << 20)
 
-#define RDS_INFO_NR		(RDS_INFO_LAST - RDS_INFO_FIRST + 1)
+/* The tables in-tree has (RDS_INFO_FIRST..LAST), then our own. */
+#define RDS_INFO_NR_UPSTREAM	(RDS_INFO_LAST - RDS_INFO_FIRST + 1)
+#define RDS_INFO_NR		(RDS_INFO_NR_UPSTREAM + \
+				 RDS_INFO_OWN_LAST - RDS_INFO_OWN_FIRST + 1)
 
 static DECLARE_RWSEM(rds_info_sem);
 static rds_info_func rds_info_funcs[RDS_INFO_NR];
 
-static bool rds_info_optname_ok(int optname)
+/* @optname's slot in rds_info_funcs, or -1 when it names no table. */
+static int rds_info_slot(int optname)
 {
-	return optname >= RDS_INFO_FIRST && optname <= RDS_INFO_LAST;
+	if (optname >= RDS_INFO_FIRST && optname <= RDS_INFO_LAST)
+		return optname - RDS_INFO_FIRST;
+	if (optname >= RDS_INFO_OWN_FIRST && optname <= RDS_INFO_OWN_LAST)
+		return RDS_INFO_NR_UPSTREAM + optname - RDS_INFO_OWN_FIRST;
+	return -1;
+}
+
+bool rds_info_optname(int optname)
+{
+	return rds_info_slot(optname) >= 0;
 }
 
 void rds_info_register_func(int optname, rds_info_func func)
 {
-	if (WARN_ON_ONCE(!rds_info_optname_ok(optname)))
+	int slot = rds_info_slot(optname);
+
+	if (WARN_ON_ONCE(slot < 0))
 		return;
 	down_write(&rds_info_sem);
-	WARN_ON_ONCE(rds_info_funcs[optname - RDS_INFO_FIRST]);
-	rds_info_funcs[optname - RDS_INFO_FIRST] = func;
+	WARN_ON_ONCE(rds_info_funcs[slot]);
+	rds_info_funcs[slot] = func;
 	up_write(&rds_info_sem);
 }
 EXPORT_SYMBOL_GPL(rds_info_register_func);
 
 void rds_info_deregister_func(int optname, rds_info_func func)
 {
-	if (WARN_ON_ONCE(!rds_info_optname_ok(optname)))
+	int slot = rds_info_slot(optname);
+
+	if (WARN_ON_ONCE(slot < 0))
 		return;
 	down_write(&rds_info_sem);
-	WARN_ON_ONCE(rds_info_funcs[optname - RDS_INFO_FIRST] != func);
-	rds_info_funcs[optname - RDS_INFO_FIRST] = NULL;
+	WARN_ON_ONCE(rds_info_funcs[slot] != func);
+	rds_info_funcs[slot] = NULL;
 	up_write(&rds_info_sem);
 }
 EXPORT_SYMBOL_GPL(rds_info_deregister_func);
@@ -81,7 +98,7 @@ static int rds_info_fill(struct socket *sock, int optname,
 	rds_info_func func;
 
 	down_read(&rds_info_sem);
-	func = rds_info_funcs[optname - RDS_INFO_FIRST];
+	func = rds_info_funcs[rds_info_slot(optname)];
 	if (func)
 		func(sock, iter->len, iter, &lens);
 	up_read(&rds_info_sem);
@@ -99,7 +116,7 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 	unsigned long total;
 	int len, each, ret;
 
-	if (!rds_info_optname_ok(optname))
+	if (!rds_info_optname(optname))
 		return -ENOPROTOOPT;
 	if (get_user(len, optlen))
 		return -EFAULT;

@@ -14,6 +14,8 @@ struct rds_info_iterator {
 	unsigned long	offset;
 };
 
+/* Whether @optname is an RDS_INFO_* table's (ours included). */
+bool rds_info_optname(int optname);
 int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 			int __user *optlen);
 

@@ -5,6 +5,7 @@
  */
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
 
 #include "connection.h"
 #include "control.h"
@@ -218,6 +219,7 @@ EXPORT_SYMBOL_GPL(rds_connect_path_complete);
 void rds_conn_path_error(struct rds_conn_path *cp, const char *why)
 {
 	struct rds_connection *conn = cp->cp_conn;
+	unsigned long flags;
 	int state;
 
 	do {
@@ -226,6 +228,16 @@ void rds_conn_path_error(struct rds_conn_path *cp, const char *why)
 			return;
 	} while (!rds_conn_path_transition(cp, state, RDS_CONN_ERROR));
 
+	spin_lock_irqsave(&cp->cp_reset_lock, flags);
+	if (state == RDS_CONN_UP) {
+		cp->cp_resets++;
+		cp->cp_reset_time = ktime_get_real_seconds();
+		strscpy_pad(cp->cp_reset_why, why, sizeof(cp->cp_reset_why));
+	} else {
+		cp->cp_connect_failures++;
+		strscpy_pad(cp->cp_connect_why, why, sizeof(cp->cp_connect_why));
+	}
+	spin_unlock_irqrestore(&cp->cp_reset_lock, flags);
 	rds_stats_inc(RDS_STAT_CONN_RESET);
 	trace_rds_path_drop(cp, why);
 	pr_debug("rds: path %u of %pI6c->%pI6c dropped: %s\n", cp->cp_index,

@@ -206,6 +206,7 @@ static bool rds_recv_queue(struct rds_sock *rs, struct rds_connection *conn,
 		return false;
 	}
 	if (rs->rs_rcv_mem + charge > hard) {
+		WRITE_ONCE(rs->rs_drops_rcvbuf, rs->rs_drops_rcvbuf + 1);
 		spin_unlock_irqrestore(&rs->rs_recv_lock, flags);
 		rds_recv_dropped(inc, RDS_STAT_RECV_DROP_RCVBUF);
 		return false;

@@ -62,6 +62,24 @@ static void rds_send_rdma_status(struct rds_message *rm, int status)
 		rds_rdma_notify(op, status);
 }
 
+/* A message of @rs leaves it undelivered: counted by why.  rs_lock held. */
+static void rds_send_count_drop(struct rds_sock *rs, int status)
+{
+	u64 *count;
+
+	switch (status) {
+	case RDS_RDMA_DROPPED:
+		count = &rs->rs_drops_send_reset;
+		break;
+	case RDS_RDMA_CANCELED:
+		count = &rs->rs_drops_send_purged;
+		break;
+	default:
+		return;
+	}
+	WRITE_ONCE(*count, *count + 1);
+}
+
 /* Gives the socket its buffer space back and lets go of it.  m_rs_lock
  * makes the ack path and rds_send_drop_to() agree on who drops the sock
  * reference m_rs holds.
@@ -87,6 +105,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm, int status)
 			list_del_init(&rm->m_sock_item);
 			wake = rds_sndbuf_uncharge(rs, rm);
 			on_sock = true;
+			rds_send_count_drop(rs, status);
 		}
 		spin_unlock(&rs->rs_lock);
 		rm->m_rs = NULL;
@@ -258,6 +277,9 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *daddr,
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &list);
 		rds_sndbuf_uncharge(rs, rm);
+		/* Release's count too: harmless, nobody reads it after. */
+		WRITE_ONCE(rs->rs_drops_send_canceled,
+			   rs->rs_drops_send_canceled + 1);
 	}
 	rcu_read_lock();
 	spin_unlock_irqrestore(&rs->rs_lock, flags);

@@ -36,15 +36,16 @@ struct rds_bind_key {
  *    any context) protects rs_send_queue, rs_snd_bytes, the per-destination
  *    accounting (rs_dests, rs_dest_spare, rs_pollout_dest, rs_sent_gen,
  *    rs_budget_refused, rs_want_room: see net/rds/sndbuf.c), rs_conn,
- *    rs_tos, rs_cong_mask and rs_cong_notify.  Ordering:
+ *    rs_tos, rs_cong_mask, rs_cong_notify and the send side's drop
+ *    counters (rs_drops_send_*).  Ordering:
  *    cp_lock may be taken inside rs_lock, never the other way around.
  *  - rs_recv_lock (spinlock, taken with IRQs off since transports may
  *    deliver from any context) protects rs_recv_queue, rs_rcv_bytes,
- *    rs_rcv_mem, rs_congested, rs_cong_map, rs_zcopy_queue (the
- *    completions of MSG_ZEROCOPY sends, reported by recvmsg) and
- *    rs_notify_queue (the statuses of RDMA operations, struct
- *    rds_rdma_notifier, reported by recvmsg as RDS_CMSG_RDMA_STATUS).  The bind
- *    table lookup that precedes queueing runs under RCU; SOCK_DEAD, set
+ *    rs_rcv_mem, rs_congested, rs_cong_map, rs_drops_rcvbuf,
+ *    rs_zcopy_queue (the completions of MSG_ZEROCOPY sends, reported by
+ *    recvmsg) and rs_notify_queue (the statuses of RDMA operations, struct
+ *    rds_rdma_notifier, reported by recvmsg as RDS_CMSG_RDMA_STATUS).  The
+ *    bind table lookup that precedes queueing runs under RCU; SOCK_DEAD, set
  *    by release before it empties the queues, is tested under
  *    rs_recv_lock so nothing is queued after that.
  *  - rs_bound is written under lock_sock() before the socket enters the
@@ -84,6 +85,15 @@ struct rds_sock {
 	bool			rs_want_room;	/* POLLOUT seen off: wake */
 	bool			rs_seen_congestion; /* refused: ENOBUFS */
 
+	/* Messages of ours not delivered, by reason (RDS_INFO_SOCKET_DROPS):
+	 * an RDMA operation gone out before a reset, queued when the
+	 * connection was destroyed, taken back by RDS_CANCEL_SENT_TO.
+	 * Written under rs_lock, read without it.
+	 */
+	u64			rs_drops_send_reset;
+	u64			rs_drops_send_purged;
+	u64			rs_drops_send_canceled;
+
 	bool			rs_cong_monitor;
 	u64			rs_cong_mask;	/* ports we were refused on */
 	u64			rs_cong_notify;	/* of those, now uncongested */
@@ -99,6 +109,7 @@ struct rds_sock {
 	struct rds_cong_map	*rs_cong_map;	/* ...this one, while marked */
 	struct list_head	rs_zcopy_queue;	/* struct rds_zcopy, sent */
 	struct list_head	rs_notify_queue; /* struct rds_rdma_notifier */
+	u64			rs_drops_rcvbuf; /* received, no room: dropped */
 
 	bool			rs_recverr;
 	u8			rs_tos;

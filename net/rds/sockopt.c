@@ -256,7 +256,7 @@ int rds_getsockopt(struct socket *sock, int level, int optname,
 	if (len < 0)
 		return -EINVAL;
 
-	if (optname >= RDS_INFO_FIRST && optname <= RDS_INFO_LAST)
+	if (rds_info_optname(optname))
 		return rds_info_getsockopt(sock, optname, optval, optlen);
 
 	switch (optname) {

@@ -114,6 +114,18 @@ typedef __u8 rds_tos_t;
 #define RDS_INFO_LAST			10017
 
 /*
+ * Tables of this implementation only. In-tree RDS has no table past 10017
+ * and answers ENOPROTOOPT; Oracle's UEK numbers its own from 10018 up (its
+ * RDS_INFO_CONN_PATHS is 10020, with another layout), so ours start at
+ * 10100, apart from both. Each table has both address families in one:
+ * IPv4 addresses as v4-mapped.
+ */
+#define RDS_INFO_OWN_FIRST		10100
+#define RDS_INFO_PATHS			10100
+#define RDS_INFO_SOCKET_DROPS		10101
+#define RDS_INFO_OWN_LAST		10101
+
+/*
  * The info items are packed: their layout is what the kernel copies out
  * byte for byte. The spelled out attribute (not __packed) is because this
  * header is also compiled in user space, where __packed does not exist.
@@ -268,6 +280,66 @@ struct rds6_info_rdma_connection {
 	__u8		sl;
 	__u32		cache_allocs;
 };
+
+/* Room for a reason such as "heartbeat timeout", NUL included. */
+#define RDS_INFO_REASON_LEN		40
+
+/* rds_info_path.state */
+#define RDS_INFO_PATH_DOWN		0
+#define RDS_INFO_PATH_CONNECTING	1
+#define RDS_INFO_PATH_DISCONNECTING	2
+#define RDS_INFO_PATH_UP		3
+#define RDS_INFO_PATH_ERROR		4
+
+/*
+ * RDS_INFO_PATHS item (this implementation only): one per path (lane) of
+ * each connection. resets counts the times the path was lost while up;
+ * last_reset_time (seconds since the epoch, 0 for never) and
+ * last_reset_reason (NUL padded: "heartbeat timeout", "device removal",
+ * ...) say when and why the last time. connect_failures counts the
+ * attempts that failed before the path came up, last_connect_error the
+ * last one's reason. The reasons are those of the rds_path_drop trace
+ * event.
+ */
+struct rds_info_path {
+	struct in6_addr	laddr;
+	struct in6_addr	faddr;
+	__u8		transport[TRANSNAMSIZ];
+	__u8		tos;
+	__u8		index;
+	__u8		state;
+	__u8		pad;
+	__u64		next_tx_seq;
+	__u64		next_rx_seq;
+	__u64		connect_attempts;
+	__u64		connect_failures;
+	__u64		resets;
+	__s64		last_reset_time;
+	__u8		last_reset_reason[RDS_INFO_REASON_LEN];
+	__u8		last_connect_error[RDS_INFO_REASON_LEN];
+} __attribute__((packed));
+
+/*
+ * RDS_INFO_SOCKET_DROPS item (this implementation only): one per socket,
+ * its messages that were not delivered, by reason. Received for it:
+ * recv_rcvbuf, dropped because its receive buffer was full. Sent by it:
+ * send_reset, an RDMA operation that had gone out when its connection
+ * reset (the message is not sent again; RDS_RDMA_DROPPED); send_purged,
+ * queued when its connection was destroyed (RDS_RDMA_CANCELED: the
+ * address went away, the namespace or the transport module exited);
+ * send_canceled, taken back by RDS_CANCEL_SENT_TO.
+ */
+struct rds_info_socket_drops {
+	struct in6_addr	bound_addr;
+	__be16		bound_port;
+	__u16		pad;
+	__u32		pad2;
+	__u64		inum;
+	__u64		recv_rcvbuf;
+	__u64		send_reset;
+	__u64		send_purged;
+	__u64		send_canceled;
+} __attribute__((packed));
 
 /* Points on the receive path that can be timestamped, in order. */
 enum rds_message_rxpath_latency {
