@@ -312,3 +312,49 @@ void json_ib6(struct table *t)
 		item_end();
 	}
 }
+
+/* Ours alone: a reason is "" until the first of its kind. */
+void json_paths(struct table *t)
+{
+	struct rds_info_path p;
+	size_t off;
+
+	for (off = 0; table_item(t, off, &p, sizeof(p)); off += t->each) {
+		item_begin();
+		field_str("local_addr", ipx(&p.laddr), INET6_ADDRSTRLEN);
+		field_str("remote_addr", ipx(&p.faddr), INET6_ADDRSTRLEN);
+		field_u64("tos", p.tos);
+		field_u64("path", p.index);
+		field_str("transport", (const char *)p.transport, TRANSNAMSIZ);
+		field_str("state", path_state(p.state), 16);
+		field_u64("next_tx_seq", p.next_tx_seq);
+		field_u64("next_rx_seq", p.next_rx_seq);
+		field_u64("connect_attempts", p.connect_attempts);
+		field_u64("connect_failures", p.connect_failures);
+		field_str("last_connect_error", (const char *)p.last_connect_error,
+			  RDS_INFO_REASON_LEN);
+		field_u64("resets", p.resets);
+		field_u64("last_reset_time", p.last_reset_time > 0 ? p.last_reset_time : 0);
+		field_str("last_reset_reason", (const char *)p.last_reset_reason,
+			  RDS_INFO_REASON_LEN);
+		item_end();
+	}
+}
+
+void json_sock_drops(struct table *t)
+{
+	struct rds_info_socket_drops d;
+	size_t off;
+
+	for (off = 0; table_item(t, off, &d, sizeof(d)); off += t->each) {
+		item_begin();
+		field_str("bound_addr", ipx(&d.bound_addr), INET6_ADDRSTRLEN);
+		field_u64("bound_port", ntohs(d.bound_port));
+		field_u64("inode", d.inum);
+		field_u64("recv_rcvbuf", d.recv_rcvbuf);
+		field_u64("send_reset", d.send_reset);
+		field_u64("send_purged", d.send_purged);
+		field_u64("send_canceled", d.send_canceled);
+		item_end();
+	}
+}

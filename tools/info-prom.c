@@ -314,6 +314,101 @@ static void print_sockets(int fd)
 	printf("rds_sockets %llu\n", n);
 }
 
+/* One series of @name for path @p, its value @v. */
+static void path_sample(const char *name, const struct rds_info_path *p,
+			const char *reason, unsigned long long v)
+{
+	char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN], n[8];
+	char trans[TRANSNAMSIZ + 1];
+
+	addr6_str(&p->laddr, local);
+	addr6_str(&p->faddr, remote);
+	memcpy(trans, p->transport, TRANSNAMSIZ);
+	trans[TRANSNAMSIZ] = '\0';
+	printf("%s{", name);
+	label("local", local, false);
+	label("remote", remote, false);
+	snprintf(n, sizeof(n), "%u", p->tos);
+	label("tos", n, false);
+	label("transport", trans, false);
+	snprintf(n, sizeof(n), "%u", p->index);
+	label("path", n, !reason);
+	if (reason)
+		label("reason", reason, true);
+	printf("%llu\n", v);
+}
+
+/* Ours alone (RDS_INFO_PATHS): nothing at all from the in-tree modules. */
+static void print_paths(int fd)
+{
+	char reason[RDS_INFO_REASON_LEN + 1];
+	struct rds_info_path p;
+	struct table t;
+	size_t off;
+
+	if (!read_table(fd, RDS_INFO_PATHS, &t))
+		return;
+	family("rds_path_resets_total", "counter",
+	       "Times the path was lost while up.");
+	for (off = 0; table_item(&t, off, &p, sizeof(p)); off += t.each)
+		path_sample("rds_path_resets_total", &p, NULL, p.resets);
+	family("rds_path_connect_failures_total", "counter",
+	       "Connection attempts of the path that failed.");
+	for (off = 0; table_item(&t, off, &p, sizeof(p)); off += t.each)
+		path_sample("rds_path_connect_failures_total", &p, NULL, p.connect_failures);
+	family("rds_path_last_reset_timestamp_seconds", "gauge",
+	       "When the path was last lost while up, 0 for never.");
+	for (off = 0; table_item(&t, off, &p, sizeof(p)); off += t.each)
+		path_sample("rds_path_last_reset_timestamp_seconds", &p, NULL,
+			    p.last_reset_time > 0 ? p.last_reset_time : 0);
+	family("rds_path_last_reset_info", "gauge",
+	       "Why the path was last lost while up, in the reason label.");
+	for (off = 0; table_item(&t, off, &p, sizeof(p)); off += t.each) {
+		if (!p.resets)
+			continue;
+		memcpy(reason, p.last_reset_reason, RDS_INFO_REASON_LEN);
+		reason[RDS_INFO_REASON_LEN] = '\0';
+		path_sample("rds_path_last_reset_info", &p, reason, 1);
+	}
+	free(t.buf);
+}
+
+/* Bound sockets with a drop, one series per reason (RDS_INFO_SOCKET_DROPS). */
+static void print_sock_drops(int fd)
+{
+	static const char *const reasons[] = {
+		"recv_rcvbuf", "send_reset", "send_purged", "send_canceled",
+	};
+	struct rds_info_socket_drops d;
+	char addr[INET6_ADDRSTRLEN], port[8];
+	unsigned long long v[4];
+	struct table t;
+	size_t off, i;
+
+	if (!read_table(fd, RDS_INFO_SOCKET_DROPS, &t))
+		return;
+	family("rds_socket_drops_total", "counter",
+	       "Messages of a bound socket not delivered, by reason.");
+	for (off = 0; table_item(&t, off, &d, sizeof(d)); off += t.each) {
+		v[0] = d.recv_rcvbuf;
+		v[1] = d.send_reset;
+		v[2] = d.send_purged;
+		v[3] = d.send_canceled;
+		if (!d.bound_port || !(v[0] | v[1] | v[2] | v[3]))
+			continue;
+		addr6_str(&d.bound_addr, addr);
+		snprintf(port, sizeof(port), "%u", ntohs(d.bound_port));
+		for (i = 0; i < ARRAY_SIZE(reasons); i++) {
+			printf("rds_socket_drops_total{");
+			label("addr", addr, false);
+			label("port", port, false);
+			label("reason", reasons[i], true);
+			printf("%llu\n", v[i]);
+		}
+	}
+	free(t.buf);
+}
+
 void prom_export(int fd)
 {
 	struct list conns = { .size = sizeof(struct conn) };
@@ -335,6 +430,8 @@ void prom_export(int fd)
 	read_queue(fd, RDS6_INFO_RETRANS_MESSAGES, Q_RETRANS, &queued);
 	read_queue(fd, RDS6_INFO_RECV_MESSAGES, Q_RECV, &queued);
 	print_queued(&queued);
+	print_paths(fd);
+	print_sock_drops(fd);
 	free(conns.v);
 	free(queued.v);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/rds.h>
 
@@ -74,6 +75,31 @@ const char *ip6(const void *a)
 
 	n = (n + 1) % 4;
 	return inet_ntop(AF_INET6, a, s[n], sizeof(s[n]));
+}
+
+const char *ipx(const void *a)
+{
+	struct in6_addr in;
+	__be32 v4;
+
+	memcpy(&in, a, sizeof(in));
+	if (!IN6_IS_ADDR_V4MAPPED(&in))
+		return ip6(&in);
+	memcpy(&v4, &in.s6_addr[12], sizeof(v4));
+	return ip4(v4);
+}
+
+const char *path_state(unsigned int state)
+{
+	static const char *const names[] = {
+		[RDS_INFO_PATH_DOWN] = "down",
+		[RDS_INFO_PATH_CONNECTING] = "connecting",
+		[RDS_INFO_PATH_DISCONNECTING] = "disconnecting",
+		[RDS_INFO_PATH_UP] = "up",
+		[RDS_INFO_PATH_ERROR] = "error",
+	};
+
+	return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
 static void print_counters(struct table *t)
@@ -260,6 +286,78 @@ static void print_ib6(struct table *t)
 	}
 }
 
+/* How long ago @when (seconds since the epoch) was, for the columns. */
+static const char *ago(int64_t when)
+{
+	static char s[24];
+	int64_t d = time(NULL) - when;
+
+	if (!when)
+		return "-";
+	if (d < 0)
+		d = 0;
+	if (d < 3600)
+		snprintf(s, sizeof(s), "%llds", (long long)d);
+	else if (d < 86400)
+		snprintf(s, sizeof(s), "%lldh%02lldm", (long long)(d / 3600),
+			 (long long)(d % 3600 / 60));
+	else
+		snprintf(s, sizeof(s), "%lldd%02lldh", (long long)(d / 86400),
+			 (long long)(d % 86400 / 3600));
+	return s;
+}
+
+/* A NUL padded reason, or "-" when there is none yet. */
+static void print_reason(const uint8_t *why)
+{
+	if (why[0])
+		printf("%.*s", RDS_INFO_REASON_LEN, (const char *)why);
+	else
+		putchar('-');
+}
+
+/* The reason of the last reset is the last column; -v adds the last
+ * failed connect's.
+ */
+static void print_paths(struct table *t)
+{
+	struct rds_info_path p;
+	size_t off;
+
+	printf("\nRDS Paths:\n%*s %*s %4s %4s %-8s %-13s %8s %6s %6s %9s  %s\n",
+	       W4, "LocalAddr", W4, "RemoteAddr", "Tos", "Path", "Trans", "State",
+	       "Attempts", "Fails", "Resets", "LastReset", "Reason");
+	for (off = 0; table_item(t, off, &p, sizeof(p)); off += t->each) {
+		printf("%*s %*s %4u %4u %-8.*s %-13s %8llu %6llu %6llu %9s  ",
+		       W4, ipx(&p.laddr), W4, ipx(&p.faddr), p.tos, p.index,
+		       TRANSNAMSIZ, (char *)p.transport, path_state(p.state),
+		       (unsigned long long)p.connect_attempts,
+		       (unsigned long long)p.connect_failures,
+		       (unsigned long long)p.resets, ago(p.last_reset_time));
+		print_reason(p.last_reset_reason);
+		if (verbose) {
+			fputs("  connect: ", stdout);
+			print_reason(p.last_connect_error);
+		}
+		putchar('\n');
+	}
+}
+
+static void print_sock_drops(struct table *t)
+{
+	struct rds_info_socket_drops d;
+	size_t off;
+
+	printf("\nRDS Socket Drops:\n%*s %5s %8s %10s %10s %10s %10s\n", W4, "BoundAddr",
+	       "BPort", "Inode", "RcvBuf", "SendReset", "Purged", "Canceled");
+	for (off = 0; table_item(t, off, &d, sizeof(d)); off += t->each)
+		printf("%*s %5u %8llu %10llu %10llu %10llu %10llu\n",
+		       W4, ipx(&d.bound_addr), ntohs(d.bound_port),
+		       (unsigned long long)d.inum, (unsigned long long)d.recv_rcvbuf,
+		       (unsigned long long)d.send_reset, (unsigned long long)d.send_purged,
+		       (unsigned long long)d.send_canceled);
+}
+
 struct section {
 	char opt;
 	int info4, info6;
@@ -268,8 +366,11 @@ struct section {
 	const char *title;	/* for the message queues */
 	void (*print_msgs4)(struct table *t, const char *title);
 	void (*print_msgs6)(struct table *t, const char *title);
-	/* --json: the member's name (IPv6 tables add "_ipv6"), its printers */
+	/* --json: the member's name (IPv6 tables add "_ipv6"), its printers;
+	 * an object (the counters, by name) rather than an array
+	 */
 	const char *key;
+	bool object;
 	void (*json4)(struct table *t);
 	void (*json6)(struct table *t);
 };
@@ -285,7 +386,7 @@ static const struct section sections[] = {
 	{ 'n', RDS_INFO_CONNECTIONS, RDS6_INFO_CONNECTIONS, print_conns, print_conns6,
 	  .key = "connections", .json4 = json_conns, .json6 = json_conns6 },
 	{ 'c', RDS_INFO_COUNTERS, 0, print_counters, NULL,
-	  .key = "counters", .json4 = json_counters },
+	  .key = "counters", .object = true, .json4 = json_counters },
 	{ 'r', RDS_INFO_RECV_MESSAGES, RDS6_INFO_RECV_MESSAGES, NULL, NULL,
 	  "Receive", print_msgs, print_msgs6,
 	  .key = "receive_messages", .json4 = json_msgs, .json6 = json_msgs6 },
@@ -295,6 +396,11 @@ static const struct section sections[] = {
 	{ 't', RDS_INFO_RETRANS_MESSAGES, RDS6_INFO_RETRANS_MESSAGES, NULL, NULL,
 	  "Retransmit", print_msgs, print_msgs6,
 	  .key = "retransmit_messages", .json4 = json_msgs, .json6 = json_msgs6 },
+	/* Ours alone, both families in one table; in-tree has neither. */
+	{ 'p', RDS_INFO_PATHS, 0, print_paths, NULL,
+	  .key = "paths", .json4 = json_paths },
+	{ 'd', RDS_INFO_SOCKET_DROPS, 0, print_sock_drops, NULL,
+	  .key = "socket_drops", .json4 = json_sock_drops },
 };
 
 #define NR_SECTIONS	ARRAY_SIZE(sections)
@@ -302,13 +408,16 @@ static const struct section sections[] = {
 static __noreturn void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-v] [--json]\n"
+		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-p] [-d] [-v] [--json]\n"
 		"       %s --prometheus\n"
 		"  -c  counters               -n  connections\n"
 		"  -k  sockets                -T  TCP sockets\n"
 		"  -r  receive queues         -I  IB connections\n"
 		"  -s  send queues            -a  add the IPv6 tables\n"
 		"  -t  retransmit queues      -v  verbose (transport names, IB details)\n"
+		"  -p  paths: state, resets, the last reset's time and reason\n"
+		"  -d  sockets' undelivered messages, by reason\n"
+		"      (-p and -d: this implementation's modules only, both address families)\n"
 		"  --json        the selected tables as one JSON object\n"
 		"  --prometheus  counters and connection state for node_exporter\n"
 		"  --version     this tool's version and which RDS modules are loaded\n"
@@ -333,9 +442,9 @@ static void show(int fd, const struct section *s, bool v6)
 		snprintf(key, sizeof(key), "%s%s", s->key, v6 ? "_ipv6" : "");
 		if (json_first)
 			putchar('{');
-		json_table_begin(key, json_first, !s->json6);
+		json_table_begin(key, json_first, s->object);
 		(v6 ? s->json6 : s->json4)(&t);
-		json_table_end(!s->json6);
+		json_table_end(s->object);
 		json_first = false;
 	} else if (s->title) {
 		(v6 ? s->print_msgs6 : s->print_msgs4)(&t, s->title);
@@ -359,7 +468,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "acnkrstTIvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "acnkrstTIpdvh", long_options, NULL)) != -1) {
 		if (c == 'h')
 			usage(0);
 		if (c == 'V')

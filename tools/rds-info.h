@@ -36,6 +36,10 @@ bool read_table(int fd, int opt, struct table *t);
 /* Rotating static buffers: up to four results are valid at once. */
 const char *ip4(__be32 a);
 const char *ip6(const void *a);
+/* An address of our own tables: v4-mapped ones as dotted quads. */
+const char *ipx(const void *a);
+/* rds_info_path.state's name: "up", "down", ... */
+const char *path_state(unsigned int state);
 
 /* The --json printers, one per table flavour (info-json.c). */
 void json_counters(struct table *t);
@@ -49,6 +53,8 @@ void json_tcp(struct table *t);
 void json_tcp6(struct table *t);
 void json_ib(struct table *t);
 void json_ib6(struct table *t);
+void json_paths(struct table *t);
+void json_sock_drops(struct table *t);
 void json_table_begin(const char *key, bool first, bool is_object);
 void json_table_end(bool is_object);
 

@@ -2,8 +2,10 @@
 /*
  * Helpers shared by rds-ping, rds-info and rds-stress.
  *
- * All three speak the upstream user ABI only (<linux/rds.h>), so they run
- * unchanged against our modules and against the in-tree ones.
+ * All three speak the upstream user ABI (<linux/rds.h>), so they run
+ * unchanged against our modules and against the in-tree ones; rds-info
+ * also reads this implementation's own tables (RDS_INFO_OWN_FIRST on),
+ * which the in-tree modules refuse with ENOPROTOOPT and it leaves out.
  */
 #ifndef RDSTOOL_H
 #define RDSTOOL_H
