@@ -239,6 +239,27 @@ rds_counter() {
 	in_netns "${2:--}" "$BIN/rds-info" -c | awk -v n="$1" '$1 == n { print $2 }'
 }
 
+# rds_path_reset_seen REASON [NS]: rds-info -p --json, in NS ("-", the
+# default: the current one), lists a path reset at least once whose last
+# reset was for REASON (an extended regexp, the whole reason), in the last
+# ten minutes; prints the paths otherwise.
+rds_path_reset_seen() {
+	in_netns "${2:--}" "$BIN/rds-info" --json -p | python3 -c '
+import json, re, sys, time
+paths = json.load(sys.stdin).get("paths", [])
+for p in paths:
+    if (p["resets"] > 0 and re.fullmatch(sys.argv[1], p["last_reset_reason"])
+            and abs(time.time() - p["last_reset_time"]) < 600):
+        print("# path %s->%s %s: %d resets, last: %s" % (
+            p["local_addr"], p["remote_addr"], p["path"], p["resets"],
+            p["last_reset_reason"]))
+        sys.exit(0)
+print("# no path reset for \"%s\" in rds-info -p:" % sys.argv[1])
+for p in paths:
+    print("#  ", p)
+sys.exit(1)' "$1"
+}
+
 # rds_queues_empty [NS...]: no message on a send or retransmit queue in
 # any NS ("-", the default: the current one), within 10 s.
 rds_queues_empty() {

@@ -443,6 +443,9 @@ static const struct {
 	{ RDS6_INFO_RETRANS_MESSAGES, sizeof(struct rds6_info_message),
 	  "RDS6_RETRANS_MESSAGES" },
 	{ RDS6_INFO_RECV_MESSAGES, sizeof(struct rds6_info_message), "RDS6_RECV_MESSAGES" },
+	/* Ours alone, past upstream's and UEK's numbers. */
+	{ RDS_INFO_PATHS, sizeof(struct rds_info_path), "PATHS (ours)" },
+	{ RDS_INFO_SOCKET_DROPS, sizeof(struct rds_info_socket_drops), "SOCKET_DROPS (ours)" },
 };
 
 static void test_info_tables(void)
@@ -472,6 +475,12 @@ static void test_info_tables(void)
 	len = 64;
 	ktap_expect_errno(getsockopt(fd, SOL_RDS, RDS_INFO_LAST + 1, buf, &len),
 			  ENOPROTOOPT, "RDS_INFO beyond LAST");
+	len = 64;
+	ktap_expect_errno(getsockopt(fd, SOL_RDS, RDS_INFO_OWN_FIRST - 1, buf, &len),
+			  ENOPROTOOPT, "RDS_INFO between upstream's tables and ours");
+	len = 64;
+	ktap_expect_errno(getsockopt(fd, SOL_RDS, RDS_INFO_OWN_LAST + 1, buf, &len),
+			  ENOPROTOOPT, "RDS_INFO beyond our own tables");
 	free(buf);
 	close(fd);
 }
@@ -557,7 +566,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [tcp LADDR]\n", argv[0]);
 		return KSFT_FAIL;
 	}
-	ktap_plan(115);
+	ktap_plan(119);
 	test_socket_create();
 	test_bind_errors();
 	test_bind_ok();

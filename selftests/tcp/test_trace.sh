@@ -11,7 +11,7 @@
 # rds_tcp_shutdown; ss -K needs CONFIG_INET_DIAG_DESTROY, which the debug
 # kernel has not); a
 # peer gone silent (rds_heartbeat sent, then timeout, and the drop it
-# causes); a receiver that does not read (rds_cong_update); and nothing
+# causes); each reset's reason also in rds-info -p, at both ends; a receiver that does not read (rds_cong_update); and nothing
 # recorded once the events are off.
 
 . "$(dirname "$0")/../lib.sh"
@@ -96,7 +96,19 @@ reset_traced() {
 	wait_for 10 grep -q "rds_path_drop: netns=$(ns_inode $A)" $T/trace
 	seen "rds_path_drop:" "netns=$(ns_inode $A) $A4->$B4" 'why="connection reset"' &&
 		seen "rds_path_state:" "$A4->$B4" "up->error" &&
-		seen "rds_tcp_shutdown:" "$A4->$B4"
+		seen "rds_tcp_shutdown:" "$A4->$B4" &&
+		rds_path_reset_seen "connection reset" $A
+}
+
+# The other end of the reset: rds-b's paths were dropped too, and the
+# event and rds-info say why, in the same words.
+peer_reset_traced() {
+	local why
+	why=$(grep -o "rds_path_drop: netns=$(ns_inode $B) $B4->$A4 .*" $T/trace |
+		tail -n 1 | sed -n 's/.* why="\(.*\)"$/\1/p')
+	[ -n "$why" ] || { echo "no rds_path_drop in rds-b"; seen "rds_path_drop:"; return 1; }
+	echo "# rds-b: $why"
+	rds_path_reset_seen "$why" $B
 }
 
 # Every packet between the two is lost: the heartbeat (1 s, timeout 2 s)
@@ -117,7 +129,8 @@ heartbeat_traced() {
 	[ $rc = 0 ] || { seen "rds_heartbeat:"; return 1; }
 	seen "rds_heartbeat:" "netns=$(ns_inode $A)" "sent" &&
 		seen "rds_heartbeat:" "netns=$(ns_inode $A)" "timeout" &&
-		seen "rds_path_drop:" "netns=$(ns_inode $A)" 'why="heartbeat timeout"'
+		seen "rds_path_drop:" "netns=$(ns_inode $A)" 'why="heartbeat timeout"' &&
+		rds_path_reset_seen "heartbeat timeout" $A
 }
 
 # rds-b binds a socket with a small receive buffer and never reads: once
@@ -160,15 +173,18 @@ off_quiet() {
 	! grep -q "rds_" $T/trace || { grep "rds_" $T/trace | head -n 3; return 1; }
 }
 
-ktap_plan 7
+ktap_plan 8
 ktap_test "load rds_tcp and rds_rdma, every event there, enabled" trace_setup ||
 	ktap_finished
 ktap_test "a connection: rds_tcp_connect, rds_tcp_accept, connecting->up, netns of each" \
 	connect_traced
 ktap_test "to a port nobody bound: rds_recv_drop recv_drop_no_sock" no_sock_traced
-ktap_test "connections reset: rds_path_drop with the reason, up->error, rds_tcp_shutdown" \
+ktap_test "connections reset: rds_path_drop with the reason, up->error, rds_tcp_shutdown, rds-info -p" \
 	reset_traced
-ktap_test "a silent peer: rds_heartbeat sent, timeout, the drop it causes" heartbeat_traced
+ktap_test "the peer's end: the same reason in its event and its rds-info -p" \
+	peer_reset_traced
+ktap_test "a silent peer: rds_heartbeat sent, timeout, the drop it causes, rds-info -p" \
+	heartbeat_traced
 ktap_test "a receiver that does not read: rds_cong_update" cong_traced
 ktap_test "events off: nothing recorded" off_quiet
 echo 0 >$T/events/rds/enable 2>/dev/null

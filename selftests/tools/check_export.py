@@ -24,6 +24,12 @@ FIELDS = {
     "ib_connections": ["local_addr", "remote_addr", "tos", "sl", "local_gid", "remote_gid",
                        "max_send_wr", "max_recv_wr", "max_send_sge", "rdma_mr_max",
                        "rdma_mr_size", "cache_allocs"],
+    # Ours alone (in-tree has no such tables): both families in one.
+    "paths": ["local_addr", "remote_addr", "tos", "path", "transport", "state",
+              "next_tx_seq", "next_rx_seq", "connect_attempts", "connect_failures",
+              "last_connect_error", "resets", "last_reset_time", "last_reset_reason"],
+    "socket_drops": ["bound_addr", "bound_port", "inode", "recv_rcvbuf", "send_reset",
+                     "send_purged", "send_canceled"],
 }
 # The IPv6 items have no tos, as in the kernel's.
 NO_TOS_IN_V6 = {"connections", "tcp_sockets"}

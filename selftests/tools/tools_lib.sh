@@ -108,6 +108,34 @@ check_info_v6() {
 		'^RDS IPv6 Sockets:$'
 }
 
+# Our own tables (rds-info -p, -d): the path up; a socket
+# whose messages to nobody were taken back with RDS_CANCEL_SENT_TO counts
+# them, while it is open. The in-tree modules have neither table, and
+# rds-info leaves them out.
+check_info_own() {
+	local out
+	out=$(in_a "$BIN/rds-info" -p) || return 1
+	output_has "$out" '^RDS Paths:$' \
+		'LocalAddr +RemoteAddr +Tos +Path +Trans +State +Attempts +Fails +Resets +LastReset +Reason' \
+		"^ *$A +$B +0 +0 +tcp +up +[0-9]+ +[0-9]+ +[0-9]+ +[-0-9dhms]+  " || return 1
+	in_a python3 - "$A" "$NOBODY" "$BIN/rds-info" <<-'EOF'
+	import socket, struct, subprocess, sys
+	SOL_RDS, RDS_CANCEL_SENT_TO = 276, 1
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind((sys.argv[1], 4700))
+	for _ in range(3):
+	    s.sendto(b"to nobody", socket.MSG_DONTWAIT, (sys.argv[2], 4700))
+	s.setsockopt(SOL_RDS, RDS_CANCEL_SENT_TO, struct.pack(
+	    "=H2s4s8x", socket.AF_INET, struct.pack("!H", 4700),
+	    socket.inet_aton(sys.argv[2])))
+	out = subprocess.run([sys.argv[3], "-d"], capture_output=True, text=True).stdout
+	print(out)
+	mine = [l.split() for l in out.splitlines() if l.split()[:2] == [sys.argv[1], "4700"]]
+	# BoundAddr BPort Inode RcvBuf SendReset Purged Canceled
+	sys.exit(0 if mine and mine[0][3:] == ["0", "0", "0", "3"] else 1)
+	EOF
+}
+
 # Every table as JSON, and a single one; the text output is checked above.
 check_info_json() {
 	local out
@@ -239,7 +267,7 @@ tools_tests() {
 	for t in rds-ping rds-info rds-stress; do
 		[ -x "$BIN/$t" ] || { ktap_plan 0; echo "# $BIN/$t not built"; exit "$KSFT_SKIP"; }
 	done
-	ktap_plan 19
+	ktap_plan 20
 	ktap_test "load the RDS/TCP modules" "$@" || ktap_finished
 	ktap_test "two netns joined by veth" netns_pair rds-a rds-b $A $B $A6 $B6
 	ktap_test "bad command lines exit 2, --help 0" check_usage
@@ -255,6 +283,13 @@ tools_tests() {
 	ktap_test "rds-info -n: the connection is up" check_info_conns
 	ktap_test "rds-info -c -k -T -s -r -t" check_info_tables
 	ktap_test "rds-info -a: IPv6 tables" check_info_v6
+	if [ "$1" = intree_load ]; then
+		ktap_test "rds-info -p -d: no such tables in-tree, left out" \
+			bash -c "[ -z \"\$(ip netns exec rds-a '$BIN/rds-info' -p -d)\" ]"
+	else
+		ktap_test "rds-info -p -d: the path, a socket's cancelled messages" \
+			check_info_own
+	fi
 	ktap_test "rds-info: every table, verbose" in_a "$BIN/rds-info" -v -a
 	ktap_test "rds-info --json: every table, documented fields" check_info_json
 	ktap_test "rds-info --prometheus: a valid exposition" check_info_prom
