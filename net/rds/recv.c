@@ -480,6 +480,8 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 	spin_lock_irqsave(&rs->rs_recv_lock, flags);
 	list_splice_init(&rs->rs_recv_queue, &list);
 	list_splice_init(&rs->rs_zcopy_queue, &zlist);
+	/* Freed from the socket unread: in-tree counts these bytes too. */
+	rds_stats_add(RDS_STAT_RECV_BYTES_FREED_FROM_SOCK, rs->rs_rcv_bytes);
 	rs->rs_rcv_bytes = 0;
 	rs->rs_rcv_mem = 0;
 	cleared = rds_recv_cong_update(rs, NULL);
@@ -809,7 +811,8 @@ static int rds_recv_one(struct rds_sock *rs, struct rds_incoming *inc,
 		ret = -EAGAIN;
 		goto out_put;
 	}
-	rds_stats_inc(RDS_STAT_COPY_TO_USER);
+	/* Bytes, as in-tree counts them, peeks included. */
+	rds_stats_add(RDS_STAT_COPY_TO_USER, copied);
 	if (!(flags & MSG_PEEK))
 		rds_stats_inc(RDS_STAT_RECV_DELIVERED);
 

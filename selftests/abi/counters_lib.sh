@@ -27,3 +27,38 @@ counters_have_intree_names() {
 	done
 	return $rc
 }
+
+# counters_count_bytes: over the loopback, three messages of 1000 bytes to
+# a socket that reads one, peeks at one and closes with two unread. In
+# bytes, as in-tree counts them: copy_to_user grows by the 2000 read and
+# peeked, recv_bytes_freed_fromsock by all 3000, the two thrown away at
+# close included. An RDS/TCP module must be loaded (it takes 127.0.0.1).
+counters_count_bytes() {
+	python3 - "$BIN/rds-info" <<-'EOF'
+	import socket, subprocess, sys, time
+	def counters():
+	    out = subprocess.run([sys.argv[1], "-c"], capture_output=True, text=True).stdout
+	    return {l.split()[0]: int(l.split()[1]) for l in out.splitlines()
+	            if len(l.split()) == 2 and l.split()[1].isdigit()}
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+	s.bind(("127.0.0.1", 4900))
+	r.bind(("127.0.0.1", 4901))
+	before = counters()
+	for _ in range(3):
+	    s.sendto(b"x" * 1000, ("127.0.0.1", 4901))
+	r.settimeout(5)
+	r.recv(2000)
+	r.recv(2000, socket.MSG_PEEK)
+	end = time.time() + 5
+	while counters()["recv_queued"] - before["recv_queued"] < 3 and time.time() < end:
+	    time.sleep(0.05)
+	r.close()
+	after = counters()
+	d = {k: after[k] - before[k] for k in ("copy_to_user", "recv_bytes_freed_fromsock",
+	                                       "recv_queued")}
+	print("# counters grew by", d)
+	sys.exit(0 if d == {"copy_to_user": 2000, "recv_bytes_freed_fromsock": 3000,
+	                    "recv_queued": 3} else 1)
+	EOF
+}
