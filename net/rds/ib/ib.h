@@ -248,7 +248,11 @@ static inline struct rds_ib_domain *rds_ib_dom(struct rds_device *dev)
  * signaled completion.  The header and data buffers are the slot's own,
  * mapped for the device while the queue pair lives (the data buffer from
  * the slot's first fragment with data on): we copy the fragment in, so no
- * message is referenced by a fragment.
+ * message is referenced by a fragment.  With zero-copy sends
+ * (net.rds.ib.send_zerocopy) the fragments point into the message's own
+ * pages instead, and the slot of a message's last fragment holds the
+ * message and its mapping (s_zc_rm) until its completion, always
+ * signaled (send.c, "Zero-copy send").
  *
  * A slot may carry another work request instead, always signaled, whose
  * completion lets go of what it holds before the slot is free again: an
@@ -264,6 +268,7 @@ struct rds_ib_send_slot {
 		struct ib_atomic_wr	s_atomic_wr;
 	};
 	struct rds_message	*s_rm;
+	struct rds_message	*s_zc_rm;	/* mapped, a reference */
 	struct ib_sge		s_sge[2];
 	struct rds_header	*s_hdr;
 	u64			s_hdr_dma;
@@ -432,6 +437,8 @@ enum rds_ib_stat {
 	RDS_IB_STAT_SRQ_CREATED,
 	RDS_IB_STAT_SRQ_QP,
 	RDS_IB_STAT_SRQ_REFILL_SHORT,
+	RDS_IB_STAT_TX_ZEROCOPY,
+	RDS_IB_STAT_TX_ZEROCOPY_COPIED,
 	RDS_IB_STAT_NR
 };
 
@@ -505,6 +512,18 @@ struct rds_ib_connection {
 	u32			i_max_send_sge;	/* per RDMA work request */
 	u32			i_max_read_sge;	/* per RDMA READ */
 	bool			i_send_full;	/* a sender waits for room */
+	/* Zero-copy sends (send.c): on for this queue pair; the message
+	 * being sent, mapped for the device, a reference, until its last
+	 * fragment's slot takes it (or shutdown, after the drain); and
+	 * where its next fragment starts in the mapped scatterlist.  The
+	 * sender's (RDS_IN_XMIT), like i_send_head.
+	 */
+	bool			i_send_zc;
+	struct rds_message	*i_zc_rm;
+	int			i_zc_nents;	/* mapped entries */
+	struct scatterlist	*i_zc_sg;	/* the next fragment's entry */
+	unsigned int		i_zc_sg_off;	/* ...and offset in it */
+	unsigned int		i_zc_pos;	/* ...its payload offset */
 	/* The first failed send completion of this QP, as 1 + its status (0:
 	 * none yet); what the flushed work requests behind it were spared.
 	 */
@@ -632,6 +651,7 @@ extern unsigned long rds_ib_sysctl_max_recv_allocation;
 extern unsigned long rds_ib_sysctl_max_ring_memory;
 extern unsigned long rds_ib_sysctl_max_ring_memory_netns;
 extern unsigned int rds_ib_sysctl_srq;
+extern unsigned int rds_ib_sysctl_send_zerocopy;
 extern unsigned long rds_ib_sysctl_srq_max_wr;
 extern unsigned int rds_ib_sysctl_max_mrs_per_device;
 extern unsigned int rds_ib_sysctl_max_mrs_per_netns;
@@ -712,6 +732,11 @@ void rds_ib_send_ring_init(struct rds_ib_connection *ic);
 void rds_ib_attempt_ack(struct rds_ib_connection *ic);
 void rds_ib_ack_quiet(struct work_struct *work);
 void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
+/* Zero-copy sends: lets go of a message's mapping and reference (*@rm,
+ * then NULL); of the one being sent, once the queue pair is drained.
+ */
+void rds_ib_zc_unmap(struct ib_device *dev, struct rds_message **rm);
+void rds_ib_zc_release(struct rds_ib_connection *ic, struct ib_device *dev);
 void rds_ib_ack_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* send.c: flow control */

@@ -152,6 +152,8 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_SRQ_CREATED]		= "ib_srq_created",
 	[RDS_IB_STAT_SRQ_QP]			= "ib_srq_qp",
 	[RDS_IB_STAT_SRQ_REFILL_SHORT]		= "ib_srq_refill_short",
+	[RDS_IB_STAT_TX_ZEROCOPY]		= "ib_tx_zerocopy",
+	[RDS_IB_STAT_TX_ZEROCOPY_COPIED]	= "ib_tx_zerocopy_copied",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,

@@ -39,9 +39,13 @@ static void rds_ib_send_bufs_free(struct rds_ib_connection *ic,
 
 	if (!ic->i_sends)
 		return;
+	/* The queue pair is drained: no work request reads a message. */
+	rds_ib_zc_release(ic, dev);
 	for (i = 0; i < ic->i_send_nr; i++) {
 		struct rds_ib_send_slot *s = &ic->i_sends[i];
 
+		if (s->s_zc_rm)
+			rds_ib_zc_unmap(dev, &s->s_zc_rm);
 		if (s->s_data) {
 			ib_dma_unmap_single(dev, s->s_data_dma, RDS_FRAG_SIZE,
 					    DMA_TO_DEVICE);
@@ -214,6 +218,7 @@ static int rds_ib_size_rings(struct rds_ib_connection *ic,
 	ic->i_max_unsignaled = clamp_t(unsigned long,
 				       READ_ONCE(rds_ib_sysctl_max_unsig_wrs),
 				       1, ic->i_send_nr / 2);
+	ic->i_send_zc = READ_ONCE(rds_ib_sysctl_send_zerocopy);
 	return 0;
 }
 

@@ -478,6 +478,118 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 	return 0;
 }
 
+/* ---- Zero-copy send -----------------------------------------------------
+ *
+ * With net.rds.ib.send_zerocopy, a fragment's payload is gathered from the
+ * message's own pages rather than copied into the slot: the message's
+ * scatterlist is mapped for the device at its first fragment, with a
+ * reference, and stays so until the completion of its last.  That
+ * fragment always asks for a completion (one frees every slot up to its
+ * own, and only the slot it names is looked at) and its slot takes the
+ * message over (s_zc_rm).  A message cut short by a full ring keeps its
+ * mapping in i_zc_rm until the rest goes, or until shutdown lets it go
+ * after the drain; the generic layer only ever goes on with the message
+ * it left (cp_xmit_rm), or resets the path.  A fragment whose pieces need
+ * more entries than the work request has (pages pinned by MSG_ZEROCOPY
+ * at odd offsets) is copied, as without the sysctl.
+ */
+
+/* Payload entries of one fragment's send, the header's aside. */
+#define RDS_IB_ZC_SGE		3
+
+void rds_ib_zc_unmap(struct ib_device *dev, struct rds_message **rm)
+{
+	ib_dma_unmap_sg(dev, (*rm)->m_sg, (*rm)->m_nents, DMA_TO_DEVICE);
+	rds_message_put(*rm);
+	*rm = NULL;
+}
+
+void rds_ib_zc_release(struct rds_ib_connection *ic, struct ib_device *dev)
+{
+	if (ic->i_zc_rm)
+		rds_ib_zc_unmap(dev, &ic->i_zc_rm);
+}
+
+/* @rm mapped for the device from its first fragment on; false if it cannot
+ * be (the fragment is then copied).
+ */
+static bool rds_ib_zc_map(struct rds_ib_connection *ic,
+			  struct rds_message *rm)
+{
+	int n;
+
+	if (ic->i_zc_rm == rm)
+		return true;
+	/* Another message's fragments may still be on the wire. */
+	if (WARN_ON_ONCE(ic->i_zc_rm))
+		return false;
+	n = ib_dma_map_sg(ic->i_dev->rd_dev, rm->m_sg, rm->m_nents,
+			  DMA_TO_DEVICE);
+	if (n <= 0)
+		return false;
+	rds_message_addref(rm);
+	ic->i_zc_rm = rm;
+	ic->i_zc_nents = n;
+	ic->i_zc_sg = rm->m_sg;
+	ic->i_zc_sg_off = 0;
+	ic->i_zc_pos = 0;
+	return true;
+}
+
+/* The entries of payload bytes [@off, @off + @len) of the mapped message
+ * into @sge; how many, or 0 when they would take more than
+ * RDS_IB_ZC_SGE (or the queue pair's limit).  Fragments go in order, so
+ * the walk starts where the last one ended.
+ */
+static unsigned int rds_ib_zc_sges(struct rds_ib_connection *ic,
+				   unsigned int off, unsigned int len,
+				   struct ib_sge *sge)
+{
+	unsigned int max = min_t(u32, RDS_IB_ZC_SGE, ic->i_max_send_sge - 1);
+	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
+	struct scatterlist *sg = ic->i_zc_sg;
+	unsigned int sg_off = ic->i_zc_sg_off;
+	unsigned int n = 0;
+
+	if (off != ic->i_zc_pos)
+		return 0;
+	while (len) {
+		unsigned int take;
+
+		if (!sg || n == max)
+			return 0;
+		take = min(sg_dma_len(sg) - sg_off, len);
+		sge[n].addr = sg_dma_address(sg) + sg_off;
+		sge[n].length = take;
+		sge[n].lkey = lkey;
+		n++;
+		len -= take;
+		sg_off += take;
+		if (sg_off == sg_dma_len(sg)) {
+			sg = sg_next(sg);
+			sg_off = 0;
+		}
+	}
+	return n;
+}
+
+/* The cursor past a fragment that went, from its pieces or copied. */
+static void rds_ib_zc_advance(struct rds_ib_connection *ic, unsigned int len)
+{
+	while (len && ic->i_zc_sg) {
+		unsigned int take = min(sg_dma_len(ic->i_zc_sg) -
+					ic->i_zc_sg_off, len);
+
+		len -= take;
+		ic->i_zc_pos += take;
+		ic->i_zc_sg_off += take;
+		if (ic->i_zc_sg_off == sg_dma_len(ic->i_zc_sg)) {
+			ic->i_zc_sg = sg_next(ic->i_zc_sg);
+			ic->i_zc_sg_off = 0;
+		}
+	}
+}
+
 /* Send completion: every slot up to this one is free again, once the
  * slot let go of what its work request held.
  */
@@ -500,6 +612,8 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (s->s_rm)
 		rds_ib_rdma_done(s, wc);
+	if (s->s_zc_rm)
+		rds_ib_zc_unmap(ic->i_dev->rd_dev, &s->s_zc_rm);
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
 	ic->i_send_tail = (s->s_index + 1) % ic->i_send_nr;
@@ -530,13 +644,21 @@ static int rds_ib_send_data_buf(struct ib_device *dev,
 	return 0;
 }
 
+/* Posts one fragment: the header, then @len payload bytes from @off, from
+ * the message's pages when @nzc entries of @zc say where (zero-copy), else
+ * copied into the slot's buffer.  The post copies the entries, so @zc may
+ * live on the caller's stack.
+ */
 static int rds_ib_post_frag(struct rds_ib_connection *ic,
 			    struct rds_message *rm, unsigned int off,
-			    unsigned int len, u32 adv)
+			    unsigned int len, u32 adv,
+			    const struct ib_sge *zc, unsigned int nzc)
 {
 	struct rds_ib_send_slot *s = &ic->i_sends[ic->i_send_head];
+	struct ib_sge sge[1 + RDS_IB_ZC_SGE];
 	struct ib_device *dev = ic->i_dev->rd_dev;
 	struct rds_header *hdr = s->s_hdr;
+	bool last = off + len == rm->m_len;
 	int ret;
 
 	*hdr = rm->m_inc.i_hdr;
@@ -545,31 +667,45 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 	hdr->h_ack = cpu_to_be64(rds_ib_piggyback_ack(ic));
 	hdr->h_credit = adv;
 	hdr->h_csum = rds_header_csum(hdr);
-	if (len && sg_pcopy_to_buffer(rm->m_sg, rm->m_nents, s->s_data, len,
-				      off) != len)
+	if (len && !nzc &&
+	    sg_pcopy_to_buffer(rm->m_sg, rm->m_nents, s->s_data, len,
+			       off) != len)
 		return -EINVAL;
 	ib_dma_sync_single_for_device(dev, s->s_hdr_dma, sizeof(*hdr),
 				      DMA_TO_DEVICE);
-	if (len)
+	if (len && !nzc)
 		ib_dma_sync_single_for_device(dev, s->s_data_dma, len,
 					      DMA_TO_DEVICE);
 
-	s->s_sge[1].length = len;
 	/* The slot may have carried another work request last time. */
 	s->s_wr.wr_cqe = &s->s_cqe;
 	s->s_wr.opcode = IB_WR_SEND;
-	s->s_wr.sg_list = s->s_sge;
-	s->s_wr.num_sge = len ? 2 : 1;
+	if (nzc) {
+		sge[0] = s->s_sge[0];
+		memcpy(&sge[1], zc, nzc * sizeof(*zc));
+		s->s_wr.sg_list = sge;
+		s->s_wr.num_sge = 1 + nzc;
+	} else {
+		s->s_sge[1].length = len;
+		s->s_wr.sg_list = s->s_sge;
+		s->s_wr.num_sge = len ? 2 : 1;
+	}
 	s->s_wr.next = NULL;
 	/* In-tree arms its receive CQ for solicited completions only: the
 	 * end of a message must wake it, or what came sits in its CQ.
 	 */
-	s->s_wr.send_flags = off + len == rm->m_len ? IB_SEND_SOLICITED : 0;
+	s->s_wr.send_flags = last ? IB_SEND_SOLICITED : 0;
 	/* A READ's data is here before the peer hears of it (and may let
 	 * its region go).
 	 */
 	if (!off && rm->m_rdma && !rm->m_rdma->op_write)
 		s->s_wr.send_flags |= IB_SEND_FENCE;
+	/* Before the post: its completion may run before we return. */
+	if (last && ic->i_zc_rm) {
+		s->s_zc_rm = ic->i_zc_rm;
+		ic->i_zc_rm = NULL;
+		ic->i_unsignaled = ic->i_max_unsignaled;
+	}
 	if (++ic->i_unsignaled >= ic->i_max_unsignaled) {
 		ic->i_unsignaled = 0;
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
@@ -579,6 +715,10 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 	ret = ib_post_send(ic->i_qp, &s->s_wr, NULL);
 	if (ret) {
 		atomic_inc(&ic->i_send_free);
+		if (s->s_zc_rm) {
+			ic->i_zc_rm = s->s_zc_rm;
+			s->s_zc_rm = NULL;
+		}
 		return ret;
 	}
 	ic->i_send_head = (ic->i_send_head + 1) % ic->i_send_nr;
@@ -629,12 +769,16 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		return -ENOTCONN;
 	do {
 		unsigned int len = min(rm->m_len - off, RDS_FRAG_SIZE);
+		struct ib_sge zc[RDS_IB_ZC_SGE];
+		unsigned int nzc = 0;
 		u32 adv;
 
 		if (rds_ib_send_ring_full(ic))
 			return -EAGAIN;
+		if (len && ic->i_send_zc && rds_ib_zc_map(ic, rm))
+			nzc = rds_ib_zc_sges(ic, off, len, zc);
 		/* Before a credit is taken: it would be lost with the try. */
-		if (len) {
+		if (len && !nzc) {
 			ret = rds_ib_send_data_buf(ic->i_dev->rd_dev,
 						   &ic->i_sends[ic->i_send_head]);
 			if (ret)
@@ -642,9 +786,14 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		}
 		if (!rds_ib_send_wait(ic, &adv))
 			return -EAGAIN;
-		ret = rds_ib_post_frag(ic, rm, off, len, adv);
+		ret = rds_ib_post_frag(ic, rm, off, len, adv, zc, nzc);
 		if (ret)
 			return ret;
+		if (ic->i_send_zc && len)
+			rds_ib_stats_inc(nzc ? RDS_IB_STAT_TX_ZEROCOPY :
+					 RDS_IB_STAT_TX_ZEROCOPY_COPIED);
+		if (ic->i_zc_rm)
+			rds_ib_zc_advance(ic, len);
 		off += len;
 		*pos = hlen + off;
 	} while (off < rm->m_len);

@@ -36,6 +36,11 @@ unsigned long rds_ib_sysctl_max_ring_memory_netns;
  */
 unsigned int rds_ib_sysctl_srq = 1;
 unsigned long rds_ib_sysctl_srq_max_wr = RDS_IB_DEFAULT_SRQ_WR;
+/* Ours: fragments sent from the message's own pages, not copies
+ * (send.c); off by default until it wins in make bench; applies to the
+ * next connection.
+ */
+unsigned int rds_ib_sysctl_send_zerocopy;
 /* Regions mapped on one device at most (mr.c); applies at once. */
 unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
 /* Of those, regions one netns maps on one device at most; applies at once. */
@@ -150,6 +155,15 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 	{
 		.procname	= "srq",
 		.data		= &rds_ib_sysctl_srq,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "send_zerocopy",
+		.data		= &rds_ib_sysctl_send_zerocopy,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
