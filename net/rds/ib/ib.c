@@ -240,6 +240,15 @@ static struct pernet_operations rds_ib_net_ops = {
 	.size	= sizeof(struct rds_ib_net),
 };
 
+/* The shared receive queues' refill (srq.c), on no CPU in particular:
+ * queued from a receive completion, a bound work item would run on the
+ * CPU whose softirq brings the completions, and under rxe on the debug
+ * kernel that CPU had no time left for it (peers' RNR retries, all in
+ * softirq there): the queue stayed empty, the retries went on, and the
+ * pool's other work waited behind the refill ("workqueue lockup").
+ */
+struct workqueue_struct *rds_ib_refill_wq;
+
 static int __init rds_ib_init(void)
 {
 	int ret;
@@ -247,9 +256,15 @@ static int __init rds_ib_init(void)
 	rds_ib_incoming_slab = KMEM_CACHE(rds_ib_incoming, 0);
 	if (!rds_ib_incoming_slab)
 		return -ENOMEM;
+	rds_ib_refill_wq = alloc_workqueue("krdsd_ib_refill",
+					   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!rds_ib_refill_wq) {
+		ret = -ENOMEM;
+		goto err_slab;
+	}
 	ret = rds_ib_sysctl_init();
 	if (ret)
-		goto err_slab;
+		goto err_wq;
 	ret = rds_ib_device_init();
 	if (ret)
 		goto err_sysctl;
@@ -268,6 +283,8 @@ err_device:
 	rds_ib_device_exit();
 err_sysctl:
 	rds_ib_sysctl_exit();
+err_wq:
+	destroy_workqueue(rds_ib_refill_wq);
 err_slab:
 	kmem_cache_destroy(rds_ib_incoming_slab);
 	return ret;
@@ -283,6 +300,8 @@ static void __exit rds_ib_exit(void)
 	rds_trans_unregister(&rds_ib_transport);
 	rds_ib_device_exit();
 	rds_ib_sysctl_exit();
+	/* Every SRQ went with its domain, its refill cancelled. */
+	destroy_workqueue(rds_ib_refill_wq);
 	kmem_cache_destroy(rds_ib_incoming_slab);
 }
 

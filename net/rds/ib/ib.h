@@ -650,6 +650,7 @@ extern unsigned int rds_ib_sysctl_flow_control;
 extern unsigned long rds_ib_sysctl_max_recv_allocation;
 extern unsigned long rds_ib_sysctl_max_ring_memory;
 extern unsigned long rds_ib_sysctl_max_ring_memory_netns;
+extern struct workqueue_struct *rds_ib_refill_wq;	/* ib.c */
 extern unsigned int rds_ib_sysctl_srq;
 extern unsigned int rds_ib_sysctl_send_zerocopy;
 extern unsigned long rds_ib_sysctl_srq_max_wr;
@@ -777,7 +778,8 @@ void rds_ib_recv_wr_prep(struct ib_device *dev, u32 lkey,
 const char *rds_ib_recv_frag(struct rds_ib_connection *ic,
 			     struct rds_ib_recv_slot *slot, u32 len,
 			     struct rds_recv_batch *batch);
-int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp);
+int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp,
+		       unsigned int max);
 int rds_ib_recv_cq_create(struct rds_ib_connection *ic, struct ib_device *dev,
 			  u32 vector);
 void rds_ib_recv_cq_destroy(struct rds_ib_connection *ic);

@@ -309,7 +309,7 @@ int rds_ib_qp_setup(struct rds_ib_connection *ic, struct rdma_cm_id *cm_id)
 	ic->i_dev = rdev;
 	rds_ib_send_ring_init(ic);
 	if (!ic->i_srq) {
-		ret = rds_ib_recv_refill(ic, GFP_KERNEL);
+		ret = rds_ib_recv_refill(ic, GFP_KERNEL, UINT_MAX);
 		if (ret)
 			goto err_conn;
 	}

@@ -266,12 +266,20 @@ static int rds_ib_recv_post(struct rds_ib_connection *ic,
 	return ib_post_recv(ic->i_qp, &slot->r_wr, NULL);
 }
 
-/* Posts every slot waiting on i_recv_free.  Process context, with the QP
- * attached and its attachment held (i_mutex, or before it is published).
- * Slots it could not fill go back on the list for the next call.  What it
- * posted is credit for the peer.
+/* Slots one run of the receive work posts at most, as for an SRQ's
+ * refill (srq.c, RDS_IB_SRQ_REFILL_RUN): the work shares its CPU's pool
+ * with the rest of rds_wq.  The rest goes in the next run (EAGAIN, which
+ * the generic layer takes for "again at once", recv_immediate_retry).
  */
-int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
+#define RDS_IB_RECV_REFILL_RUN	128
+
+/* Posts up to @max of the slots waiting on i_recv_free, -EAGAIN when more
+ * wait.  Process context, with the QP attached and its attachment held
+ * (i_mutex, or before it is published).  Slots it could not fill go back
+ * on the list for the next call.  What it posted is credit for the peer.
+ */
+int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp,
+		       unsigned int max)
 {
 	struct rds_ib_recv_slot *slot, *tmp;
 	struct llist_node *list;
@@ -282,6 +290,8 @@ int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp)
 		return -ENOMEM;
 	list = llist_del_all(&ic->i_recv_free);
 	llist_for_each_entry_safe(slot, tmp, list, r_free) {
+		if (!ret && posted == max)
+			ret = -EAGAIN;
 		if (!ret)
 			ret = rds_ib_recv_slot_fill(ic->i_dev->rd_dev, slot,
 						    gfp);
@@ -306,7 +316,7 @@ int rds_ib_recv_path(struct rds_conn_path *cp)
 	mutex_lock(&ic->i_mutex);
 	/* An SRQ's connections have no ring: its own work refills it. */
 	if (ic->i_cm_id && ic->i_qp && !ic->i_srq)
-		ret = rds_ib_recv_refill(ic, GFP_KERNEL);
+		ret = rds_ib_recv_refill(ic, GFP_KERNEL, RDS_IB_RECV_REFILL_RUN);
 	mutex_unlock(&ic->i_mutex);
 	return ret;
 }

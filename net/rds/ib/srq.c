@@ -33,7 +33,7 @@ static void rds_ib_srq_slot_back(struct rds_ib_srq *srq,
 {
 	llist_add(&slot->r_free, &srq->s_free);
 	if (atomic_inc_return(&srq->s_unposted) >= (int)srq->s_refill_batch)
-		queue_delayed_work(rds_wq, &srq->s_refill_w, 0);
+		queue_delayed_work(rds_ib_refill_wq, &srq->s_refill_w, 0);
 }
 
 /* Only our poller takes the SRQ's completions (rds_ib_srq_poll_cq()), one
@@ -52,10 +52,18 @@ static void rds_ib_srq_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
 	rds_ib_srq_slot_back(srq, slot);
 }
 
-/* Posts every slot waiting on s_free; under s_mutex.  0, or the first
- * error: the slots not posted wait for the next try.
+/* Slots one run of the refill work posts at most, the rest in the next
+ * run, queued behind whatever else waits: the work never sleeps while
+ * pages are to be had, and a whole queue's worth at once (2048 pages and
+ * posts) is long on a slow kernel (see rds_ib_refill_wq).
  */
-static int rds_ib_srq_refill(struct rds_ib_srq *srq, gfp_t gfp)
+#define RDS_IB_SRQ_REFILL_RUN	128
+
+/* Posts up to @max of the slots waiting on s_free; under s_mutex.  0, or
+ * the first error: the slots not posted wait for the next try.
+ */
+static int rds_ib_srq_refill(struct rds_ib_srq *srq, gfp_t gfp,
+			     unsigned int max)
 {
 	u32 lkey = srq->s_dom->dom_pd->local_dma_lkey;
 	struct rds_ib_recv_slot *slot, *tmp;
@@ -65,6 +73,8 @@ static int rds_ib_srq_refill(struct rds_ib_srq *srq, gfp_t gfp)
 
 	list = llist_del_all(&srq->s_free);
 	llist_for_each_entry_safe(slot, tmp, list, r_free) {
+		if (!ret && posted == max)
+			ret = -EAGAIN;
 		if (!ret)
 			ret = rds_ib_recv_slot_fill(srq->s_dev, slot, gfp);
 		if (!ret) {
@@ -91,15 +101,19 @@ static void rds_ib_srq_refill_work(struct work_struct *work)
 		mutex_unlock(&srq->s_mutex);
 		return;
 	}
-	ret = rds_ib_srq_refill(srq, GFP_KERNEL);
+	ret = rds_ib_srq_refill(srq, GFP_KERNEL, RDS_IB_SRQ_REFILL_RUN);
 	mutex_unlock(&srq->s_mutex);
+	if (ret == -EAGAIN) {
+		queue_delayed_work(rds_ib_refill_wq, &srq->s_refill_w, 0);
+		return;
+	}
 	/* Out of pages under the bounds (unread messages hold them): the
 	 * slots wait, and so may peers, in RNR retries, until readers
 	 * free some.  Nothing else says when that is: look again soon.
 	 */
 	if (ret) {
 		rds_ib_stats_inc(RDS_IB_STAT_SRQ_REFILL_SHORT);
-		queue_delayed_work(rds_wq, &srq->s_refill_w,
+		queue_delayed_work(rds_ib_refill_wq, &srq->s_refill_w,
 				   msecs_to_jiffies(10));
 	}
 }
@@ -287,7 +301,7 @@ static struct rds_ib_srq *rds_ib_srq_create(struct rds_ib_domain *dom,
 	}
 	srq->s_srq = ibsrq;
 	mutex_lock(&srq->s_mutex);
-	ret = rds_ib_srq_refill(srq, GFP_KERNEL);
+	ret = rds_ib_srq_refill(srq, GFP_KERNEL, UINT_MAX);
 	mutex_unlock(&srq->s_mutex);
 	if (ret)
 		goto err;
