@@ -479,11 +479,37 @@ ib_rings_phase() {
 	[ $fails = 0 ]
 }
 
+# ib_zc_phase: the rows of ours with zero-copy sends (IB_ZC_WORKLOADS,
+# *-zc: net.rds.ib.send_zerocopy 1, which applies to connections made
+# after it, so rds_rdma is loaded anew around them) against the same
+# workloads of ours with copies (issue 38); in-tree has no such thing and
+# runs them plain.
+ib_zc_phase() {
+	local fails=0 w name req depth tasks args
+
+	[ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] || return 0
+	if [ "$stack" = ours ]; then
+		rds_rmmod rds_rdma && load_rdma &&
+			sysctl -qw net.rds.ib.send_zerocopy=1 || return 1
+	fi
+	ib_warm $IA $IB || return 1
+	for w in "${IB_ZC_WORKLOADS[@]}"; do
+		read -r name req depth tasks args <<<"$w"
+		# shellcheck disable=SC2086 # args: options, split
+		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
+	done
+	if [ "$stack" = ours ]; then
+		rds_rmmod rds_rdma && load_rdma && ib_warm $IA $IB || return 1
+	fi
+	[ $fails = 0 ]
+}
+
 # ib_phase: the IB workloads, after the TCP ones; nothing to do without rxe.
 ib_phase() {
 	local rc fails=0 w name req depth tasks half
 
-	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ -n "$(dp_rows ib)" ] || return 0
+	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] ||
+		[ -n "$(dp_rows ib)" ] || return 0
 	ib_link_setup
 	rc=$?
 	if [ $rc = 4 ]; then
@@ -507,6 +533,7 @@ ib_phase() {
 	done
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
+	ib_zc_phase || fails=$((fails + 1))
 	ib_rings_phase || fails=$((fails + 1))
 	# Ours' bound counts a connection's whole send ring (2 MiB, both
 	# ends), which it pins only once busy: in a 2 GiB guest a netns's

@@ -131,9 +131,16 @@ SCALING = [("mp-8K-d8-t8", "mp-8K-d8-t1", "msgs_per_sec")]
 # the same peer; its round trips' p99 over that of the same workload alone,
 # per stack, against TAIL_TARGET for ours (issue #27).
 BG_SUFFIX = "-bg1M"
-# A workload ending in EV_SUFFIX ran with ours' trace events on; in-tree
-# has none and ran it plain.
-EV_SUFFIX = "-ev"
+# A workload ending in one of VARIANTS' suffixes ran with something of
+# ours on (in-tree, which has none of it, ran it plain); the report sets
+# ours' figures against the same workload with it off: the trace events
+# (issue 40), zero-copy sends over RDS/IB (issue 38).
+VARIANTS = [
+    ("-ev", "Ours with every trace event on (rds:*), over the same workload with",
+     "them off (issue 40; off, an event is a patched-out branch):", "on / off"),
+    ("-zc", "Ours with zero-copy sends (net.rds.ib.send_zerocopy 1), over the same",
+     "workload with copies (issue 38):", "zero-copy / copy"),
+]
 TAIL_TARGET = 3.0
 
 # Ours' rate to a live peer while another is dead, over its own rate with
@@ -317,37 +324,40 @@ def tails(result):
     return out
 
 
-def events(result):
-    """Each -ev workload (ours with every trace event on) against the same
-    with them off: what the events cost when someone turns them on."""
+def variants(result):
+    """Each workload of a VARIANTS suffix (ours with something on) against
+    the same without it: what turning it on costs or buys."""
     out = []
-    for wl in result:
-        base = wl[:-len(EV_SUFFIX)]
-        if not wl.endswith(EV_SUFFIX) or base not in result:
-            continue
-        row = {"workload": wl, "off": base}
-        for metric in ("msgs_per_sec", "cpu_us_per_msg"):
-            a = result[wl].get("ours", {}).get(metric)
-            b = result[base].get("ours", {}).get(metric)
-            if a and b and b["median"]:
-                row[metric] = a["median"] / b["median"]
-        if len(row) > 2:
-            out.append(row)
+    for suffix, _, _, _ in VARIANTS:
+        for wl in result:
+            base = wl[:-len(suffix)]
+            if not wl.endswith(suffix) or base not in result:
+                continue
+            row = {"workload": wl, "off": base, "suffix": suffix}
+            for metric in ("msgs_per_sec", "cpu_us_per_msg"):
+                a = result[wl].get("ours", {}).get(metric)
+                b = result[base].get("ours", {}).get(metric)
+                if a and b and b["median"]:
+                    row[metric] = a["median"] / b["median"]
+            if len(row) > 3:
+                out.append(row)
     return out
 
 
-def events_lines(rows):
-    if not rows:
-        return []
-    lines = ["", "Ours with every trace event on (rds:*), over the same workload with",
-             "them off (issue 40; off, an event is a patched-out branch):", "",
-             "| workload | messages/s, on / off | CPU per message, on / off |",
-             "|---|---|---|"]
-    for r in rows:
-        lines.append("| %s | %s | %s |" % (
-            r["workload"],
-            "%.2f" % r["msgs_per_sec"] if "msgs_per_sec" in r else "-",
-            "%.2f" % r["cpu_us_per_msg"] if "cpu_us_per_msg" in r else "-"))
+def variants_lines(rows):
+    lines = []
+    for suffix, title1, title2, ratio in VARIANTS:
+        mine = [r for r in rows if r["suffix"] == suffix]
+        if not mine:
+            continue
+        lines += ["", title1, title2, "",
+                  "| workload | messages/s, %s | CPU per message, %s |" % (ratio, ratio),
+                  "|---|---|---|"]
+        for r in mine:
+            lines.append("| %s | %s | %s |" % (
+                r["workload"],
+                "%.2f" % r["msgs_per_sec"] if "msgs_per_sec" in r else "-",
+                "%.2f" % r["cpu_us_per_msg"] if "cpu_us_per_msg" in r else "-"))
     return lines
 
 
@@ -538,7 +548,7 @@ def markdown(result, profile, tgts, scal, info, tool_rows=(), tail_rows=(), dp_r
         lines += ["| %s | %s | %.2f |" % (s["workloads"], s["stack"], s["ratio"]) for s in scal]
     lines += tools_lines(tool_rows)
     lines += tails_lines(tail_rows)
-    lines += events_lines(ev_rows)
+    lines += variants_lines(ev_rows)
     lines += deadpeer_lines(dp_rows)
     lines += ["", "Targets of the issue:", "", "| workload | figure | value | target |",
               "|---|---|---|---|"]
@@ -625,12 +635,12 @@ def main():
     tool_rows = tools(result)
     tail_rows = tails(result)
     dp_rows = deadpeer(result)
-    ev_rows = events(result)
+    ev_rows = variants(result)
     info = infos(rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump({"profile": a.profile, "info": info, "workloads": result,
                    "targets": tgts, "scaling": scal, "tools": tool_rows, "tails": tail_rows,
-                   "deadpeer": dp_rows, "events": ev_rows,
+                   "deadpeer": dp_rows, "variants": ev_rows,
                    "metrics": {k: v for k, v in list(METRICS.items()) + list(DETAIL.items())}},
                   f, indent=1)
     md = markdown(result, a.profile, tgts, scal, info, tool_rows, tail_rows, dp_rows,
