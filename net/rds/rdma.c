@@ -27,6 +27,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
+#include "trace.h"
 #include "rdma.h"
 #include "recv.h"
 #include "sysctl.h"
@@ -319,6 +320,13 @@ out_put_dev:
  * (EAGAIN).  The cookie goes to the user last: a region nobody was told
  * about is taken back.
  */
+static void rds_mr_trace(struct rds_sock *rs, const struct rds_mr *mr,
+			 int what)
+{
+	trace_rds_mr(sock_net(rds_rs_to_sk(rs)), &rs->rs_bound.addr, mr->r_key,
+		     mr->r_npages, what);
+}
+
 int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
 		    rds_rdma_cookie_t *cookie_ret)
 {
@@ -358,6 +366,7 @@ int rds_rdma_get_mr(struct rds_sock *rs, const struct rds_get_mr_args *args,
 		goto out_put;
 	}
 
+	rds_mr_trace(rs, mr, RDS_TRACE_MR_REGISTER);
 	cookie = rds_rdma_make_cookie(mr->r_key, args->vec.addr & ~PAGE_MASK);
 	if (cookie_addr && put_user(cookie, cookie_addr)) {
 		bool linked;
@@ -408,6 +417,8 @@ int rds_rdma_free_mr(struct rds_sock *rs, const struct rds_free_mr_args *args)
 	spin_unlock_irqrestore(&rs->rs_mr_lock, flags);
 	if (!mr)
 		return -EINVAL;
+	rds_mr_trace(rs, mr, args->flags & RDS_RDMA_INVALIDATE ?
+		     RDS_TRACE_MR_INVALIDATE : RDS_TRACE_MR_FREE);
 	rds_mr_put(mr);
 	return 0;
 }
@@ -451,6 +462,7 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 	}
 	list_for_each_entry_safe(mr, next, &drop, r_drop) {
 		list_del(&mr->r_drop);
+		rds_mr_trace(rs, mr, RDS_TRACE_MR_RELEASE);
 		rds_mr_put(mr);
 		cond_resched();
 	}
@@ -506,8 +518,10 @@ void rds_rdma_unuse(struct rds_sock *rs, u32 key)
 		sync->r_trans->mr_sync(sync, DMA_FROM_DEVICE);
 		kref_put(&sync->r_kref, rds_mr_free_deferred);
 	}
-	if (mr)
+	if (mr) {
+		rds_mr_trace(rs, mr, RDS_TRACE_MR_USED_ONCE);
 		kref_put(&mr->r_kref, rds_mr_free_deferred);
+	}
 }
 
 /* ---- RDMA operations (RDS_CMSG_RDMA_ARGS) ----------------------------- */

@@ -161,6 +161,45 @@ TRACE_EVENT(rds_cong_update,
 		  RDS_TRACE_CONN_ARGS, __entry->congested, __entry->changed)
 );
 
+#define RDS_TRACE_MR_REGISTER	0
+#define RDS_TRACE_MR_FREE	1
+#define RDS_TRACE_MR_INVALIDATE	2
+#define RDS_TRACE_MR_USED_ONCE	3
+#define RDS_TRACE_MR_RELEASE	4
+
+/* A memory region of a socket: registered (RDS_GET_MR and its kin),
+ * freed (RDS_FREE_MR, or with RDS_RDMA_INVALIDATE: its key killed
+ * first), used once by the peer's RDMA and so gone, or dropped with its
+ * socket.  A region has no peer: the socket's bound address names it.
+ */
+TRACE_EVENT(rds_mr,
+	TP_PROTO(struct net *net, const struct in6_addr *laddr, u32 key,
+		 unsigned int pages, int what),
+	TP_ARGS(net, laddr, key, pages, what),
+	TP_STRUCT__entry(
+		__field(unsigned int, netns)
+		__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+		__field(u32, key)
+		__field(unsigned int, pages)
+		__field(int, what)
+	),
+	TP_fast_assign(
+		__entry->netns = net->ns.inum;
+		rds_trace_addr(__entry->laddr, laddr);
+		__entry->key = key;
+		__entry->pages = pages;
+		__entry->what = what;
+	),
+	TP_printk("netns=%u %pISc key=%#x pages=%u %s", __entry->netns,
+		  __entry->laddr, __entry->key, __entry->pages,
+		  __print_symbolic(__entry->what,
+				   { RDS_TRACE_MR_REGISTER, "register" },
+				   { RDS_TRACE_MR_FREE, "free" },
+				   { RDS_TRACE_MR_INVALIDATE, "invalidate" },
+				   { RDS_TRACE_MR_USED_ONCE, "used-once" },
+				   { RDS_TRACE_MR_RELEASE, "release" }))
+);
+
 #endif /* _RDS_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

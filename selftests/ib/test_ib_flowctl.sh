@@ -4,13 +4,16 @@
 # RDS/IB credit-based flow control (sysctl flow_control, off by default as
 # in-tree) and max_recv_allocation, over the rxe pair of ib_lib.sh: with a
 # receive ring of 32 the senders run out of credits all the time, and
-# messages still arrive exactly once and in order; then with the receive
+# messages still arrive exactly once and in order, each stall traced;
+# then with the receive
 # pages of both connections capped at 96, fewer than the rings want.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
 
-ktap_plan 6
+T=/sys/kernel/tracing
+
+ktap_plan 7
 ib_start "rxe pair and rds_rdma set up"
 
 ktap_test "flow_control is off by default, max_recv_allocation is set" \
@@ -24,10 +27,17 @@ sysctl -qw net.rds.ib.flow_control=1 net.rds.ib.max_recv_wr=32 \
 ktap_test "rds-ping over IB with flow control, both ways" ib_both_warm ||
 	ib_diag
 
+# The stalls are traced too (rds_ib_credit_stall), with the connection.
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo >$T/trace
+echo 1 >$T/events/rds/rds_ib_credit_stall/enable
 n=$(ib_count 2000)
 ktap_test "$n messages up to 64 KiB, 2+2 sockets, both ways, ring of 32" \
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$n" -m 65536 -t 120 ||
 	ib_diag
+echo 0 >$T/events/rds/rds_ib_credit_stall/enable
+ktap_test "the stalls traced: rds_ib_credit_stall with the connection" \
+	grep -m 2 -E "rds_ib_credit_stall: netns=[0-9]+ ($IA->$IB|$IB->$IA) tos=0 posted=[0-9]+" $T/trace
 
 ktap_test "credits were given and ran out (counters)" bash -c \
 	"c=\$('$BIN/rds-info' -c | grep '^ *ib_'); echo \"\$c\"

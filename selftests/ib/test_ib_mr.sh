@@ -9,7 +9,8 @@
 # without CAP_IPC_LOCK held to RLIMIT_MEMLOCK (regions and RDMA operations,
 # ENOMEM beyond) and the region caps per socket and per device (EAGAIN
 # beyond); the rxe device removed under registered regions, which stay
-# pinned until freed; last, rds_rdma unloads. Pins are counted in
+# pinned until freed; last, rds_rdma unloads. The basic case's
+# registrations and frees are traced (rds_mr). Pins are counted in
 # /proc/vmstat, and the harness fails the run on any splat or kmemleak
 # report.
 
@@ -18,11 +19,31 @@
 
 MR="python3 $(dirname "$0")/rds_mr.py"
 
-ktap_plan 9
+T=/sys/kernel/tracing
+
+# What the basic case does is traced (rds_mr), by the socket's address:
+# registrations, frees with and without RDS_RDMA_INVALIDATE, the region
+# the socket took with it.
+mr_traced() {
+	local rc=0 what
+	echo 0 >$T/events/rds/rds_mr/enable
+	for what in register free invalidate release; do
+		grep -m 1 -E "rds_mr: netns=[0-9]+ $IA key=0x[0-9a-f]+ pages=[0-9]+ $what\$" \
+			$T/trace || { echo "no rds_mr $what"; rc=1; }
+	done
+	[ $rc = 0 ] || grep rds_mr $T/trace | tail -n 5
+	return $rc
+}
+
+ktap_plan 10
 ib_start "rxe pair and rds_rdma set up"
 
+[ -d $T/events ] || mount -t tracefs nodev $T
+echo >$T/trace
+echo 1 >$T/events/rds/rds_mr/enable
 ktap_test "GET_MR, GET_MR_FOR_DEST, FREE_MR (invalidate, flush), no connection" \
 	$MR basic $IA $IB
+ktap_test "each registration and free traced (rds_mr)" mr_traced
 ktap_test "in-tree's errnos: unbound, optlen, bad vectors, unknown cookies" \
 	$MR errnos $IA $IB
 # Ours, before SO_RDS_TRANSPORT would modprobe whatever rds_tcp there is.

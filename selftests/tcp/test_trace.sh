@@ -20,7 +20,7 @@
 T=/sys/kernel/tracing
 RDS_EVENTS="rds_path_state rds_path_drop rds_recv_drop rds_retransmit rds_heartbeat
 	rds_cong_update rds_tcp_connect rds_tcp_accept rds_tcp_shutdown
-	rds_ib_cm_event rds_ib_cm_refuse"
+	rds_ib_cm_event rds_ib_cm_refuse rds_ib_credit_stall rds_mr"
 
 # wait_for SECS CMD...: until CMD succeeds, at most SECS seconds.
 wait_for() {

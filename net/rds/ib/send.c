@@ -14,6 +14,7 @@
 #include <linux/scatterlist.h>
 
 #include "ib.h"
+#include "trace.h"
 
 void rds_ib_send_ring_init(struct rds_ib_connection *ic)
 {
@@ -750,6 +751,8 @@ static bool rds_ib_send_wait(struct rds_ib_connection *ic, u32 *adv)
 	if (rds_ib_credits_grab(ic, adv))
 		return true;
 	rds_ib_stats_inc(RDS_IB_STAT_TX_THROTTLE);
+	trace_rds_ib_credit_stall(ic->i_cp,
+				  RDS_IB_POSTED(atomic_read(&ic->i_credits)));
 	return false;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rds_rdma.ko's trace events, in rds.ko's system "rds" (net/rds/trace.h):
- * what rdma_cm tells a path, and the connection requests we refuse.
+ * what rdma_cm tells a path, the connection requests we refuse, and
+ * senders stalled for credits.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rds
@@ -63,6 +64,24 @@ TRACE_EVENT(rds_ib_cm_refuse,
 	),
 	TP_printk("netns=%u %pISc->%pISc reject=%d why=\"%s\"", __entry->netns,
 		  __entry->laddr, __entry->faddr, __entry->reject, __entry->why)
+);
+
+/* A sender out of the peer's credits (flow control): the path waits for
+ * an update.  @posted: our own receives the peer has not been told of.
+ */
+TRACE_EVENT(rds_ib_credit_stall,
+	TP_PROTO(struct rds_conn_path *cp, unsigned int posted),
+	TP_ARGS(cp, posted),
+	TP_STRUCT__entry(
+		RDS_TRACE_CONN_ENTRY
+		__field(unsigned int, posted)
+	),
+	TP_fast_assign(
+		RDS_TRACE_CONN_ASSIGN(cp->cp_conn);
+		__entry->posted = posted;
+	),
+	TP_printk(RDS_TRACE_CONN_FMT " posted=%u", RDS_TRACE_CONN_ARGS,
+		  __entry->posted)
 );
 
 #endif /* _RDS_IB_TRACE_H */
