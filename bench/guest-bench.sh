@@ -446,13 +446,27 @@ ib_memory() {
 	emit "\"workload\": \"$name-$n\", \"kind\": \"memory\", \"result\": {\"kib_per_conn\": $(((before - after) / up)), \"mib_total\": $(((before - after) / 1024)), \"conns_up\": $up}"
 }
 
+# ib_stress_all WORKLOAD...: each "NAME REQ DEPTH TASKS [ARGS]" between
+# the rxe pair's addresses; fails when any of them did.
+ib_stress_all() {
+	local fails=0 w name req depth tasks args
+
+	for w in "$@"; do
+		read -r name req depth tasks args <<<"$w"
+		# shellcheck disable=SC2086 # args: options, split
+		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args ||
+			fails=$((fails + 1))
+	done
+	[ $fails = 0 ]
+}
+
 # ib_rings_phase: the rows of ours with a receive ring per connection
 # (srq 0; *-rings, ib-mem-rings-N) against ours on the shared receive
 # queue (the default) and in-tree (which has rings only: its rows are the
 # same workloads again). rds_rdma is loaded anew after them, so that the
 # memory rows that follow start with no connection but the warm one.
 ib_rings_phase() {
-	local fails=0 w name req depth tasks args n
+	local fails=0 n
 
 	[ ${#IB_RINGS_WORKLOADS[@]} -gt 0 ] ||
 		[ ${#IB_MEM_RINGS_CONNS[@]} -gt 0 ] || return 0
@@ -462,11 +476,7 @@ ib_rings_phase() {
 		sysctl -qw net.rds.ib.srq=0 || return 1
 	fi
 	ib_warm $IA $IB || return 1
-	for w in "${IB_RINGS_WORKLOADS[@]}"; do
-		read -r name req depth tasks args <<<"$w"
-		# shellcheck disable=SC2086 # args: options, split
-		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
-	done
+	ib_stress_all "${IB_RINGS_WORKLOADS[@]}" || fails=$((fails + 1))
 	for n in "${IB_MEM_RINGS_CONNS[@]}"; do
 		ib_memory "$n" ib-mem-rings || fails=$((fails + 1))
 	done
@@ -485,7 +495,7 @@ ib_rings_phase() {
 # workloads of ours with copies (issue 38); in-tree has no such thing and
 # runs them plain.
 ib_zc_phase() {
-	local fails=0 w name req depth tasks args
+	local fails=0
 
 	[ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] || return 0
 	if [ "$stack" = ours ]; then
@@ -493,11 +503,7 @@ ib_zc_phase() {
 			sysctl -qw net.rds.ib.send_zerocopy=1 || return 1
 	fi
 	ib_warm $IA $IB || return 1
-	for w in "${IB_ZC_WORKLOADS[@]}"; do
-		read -r name req depth tasks args <<<"$w"
-		# shellcheck disable=SC2086 # args: options, split
-		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
-	done
+	ib_stress_all "${IB_ZC_WORKLOADS[@]}" || fails=$((fails + 1))
 	if [ "$stack" = ours ]; then
 		rds_rmmod rds_rdma && load_rdma && ib_warm $IA $IB || return 1
 	fi
@@ -506,7 +512,7 @@ ib_zc_phase() {
 
 # ib_phase: the IB workloads, after the TCP ones; nothing to do without rxe.
 ib_phase() {
-	local rc fails=0 w name req depth tasks half
+	local rc fails=0 half
 
 	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] ||
 		[ -n "$(dp_rows ib)" ] || return 0
@@ -526,11 +532,7 @@ ib_phase() {
 		ib_cleanup
 		return 1
 	fi
-	for w in "${IB_WORKLOADS[@]}"; do
-		read -r name req depth tasks args <<<"$w"
-		# shellcheck disable=SC2086 # args: options, split
-		stress "$name" "$req" "$depth" "$tasks" - $IA - $IB $args || fails=$((fails + 1))
-	done
+	ib_stress_all "${IB_WORKLOADS[@]}" || fails=$((fails + 1))
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ib_zc_phase || fails=$((fails + 1))

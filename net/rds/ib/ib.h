@@ -460,6 +460,17 @@ enum {
 	RDS_IB_PEER_LOW,	/* the peer's data ran its credits low */
 };
 
+/* Where a zero-copy message's next fragment starts in its scatterlist,
+ * as mapped for the device: mapping may merge entries, so the walk is
+ * bounded by the entries the mapping returned, not by the list's end.
+ */
+struct rds_ib_zc_cursor {
+	struct scatterlist	*sg;
+	unsigned int		left;	/* mapped entries from sg on */
+	unsigned int		sg_off;	/* bytes of sg already sent */
+	unsigned int		pos;	/* the payload offset */
+};
+
 /* Per path state (cp->cp_transport_data); IB has one path per connection.
  *
  * Lifetime: allocated and freed with the connection.  A path is attached
@@ -520,10 +531,7 @@ struct rds_ib_connection {
 	 */
 	bool			i_send_zc;
 	struct rds_message	*i_zc_rm;
-	int			i_zc_nents;	/* mapped entries */
-	struct scatterlist	*i_zc_sg;	/* the next fragment's entry */
-	unsigned int		i_zc_sg_off;	/* ...and offset in it */
-	unsigned int		i_zc_pos;	/* ...its payload offset */
+	struct rds_ib_zc_cursor	i_zc;
 	/* The first failed send completion of this QP, as 1 + its status (0:
 	 * none yet); what the flushed work requests behind it were spared.
 	 */

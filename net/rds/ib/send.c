@@ -530,65 +530,45 @@ static bool rds_ib_zc_map(struct rds_ib_connection *ic,
 		return false;
 	rds_message_addref(rm);
 	ic->i_zc_rm = rm;
-	ic->i_zc_nents = n;
-	ic->i_zc_sg = rm->m_sg;
-	ic->i_zc_sg_off = 0;
-	ic->i_zc_pos = 0;
+	ic->i_zc = (struct rds_ib_zc_cursor){ .sg = rm->m_sg, .left = n };
 	return true;
 }
 
-/* The entries of payload bytes [@off, @off + @len) of the mapped message
- * into @sge; how many, or 0 when they would take more than
- * RDS_IB_ZC_SGE (or the queue pair's limit).  Fragments go in order, so
- * the walk starts where the last one ended.
+/* The next @len payload bytes of the mapped message: their entries into
+ * @sge (at most @max of them), and in @end the cursor past them, which the
+ * caller keeps once the fragment went, from these entries or copied.
+ * Returns how many entries the bytes take (more than @max: copy them), or
+ * 0 when the mapping ends before them.
  */
-static unsigned int rds_ib_zc_sges(struct rds_ib_connection *ic,
-				   unsigned int off, unsigned int len,
-				   struct ib_sge *sge)
+static unsigned int rds_ib_zc_walk(struct rds_ib_connection *ic,
+				   unsigned int len, struct ib_sge *sge,
+				   unsigned int max,
+				   struct rds_ib_zc_cursor *end)
 {
-	unsigned int max = min_t(u32, RDS_IB_ZC_SGE, ic->i_max_send_sge - 1);
 	u32 lkey = ic->i_dom->dom_pd->local_dma_lkey;
-	struct scatterlist *sg = ic->i_zc_sg;
-	unsigned int sg_off = ic->i_zc_sg_off;
+	struct rds_ib_zc_cursor c = ic->i_zc;
 	unsigned int n = 0;
 
-	if (off != ic->i_zc_pos)
-		return 0;
-	while (len) {
-		unsigned int take;
+	while (len && c.left) {
+		unsigned int take = min(sg_dma_len(c.sg) - c.sg_off, len);
 
-		if (!sg || n == max)
-			return 0;
-		take = min(sg_dma_len(sg) - sg_off, len);
-		sge[n].addr = sg_dma_address(sg) + sg_off;
-		sge[n].length = take;
-		sge[n].lkey = lkey;
+		if (n < max) {
+			sge[n].addr = sg_dma_address(c.sg) + c.sg_off;
+			sge[n].length = take;
+			sge[n].lkey = lkey;
+		}
 		n++;
 		len -= take;
-		sg_off += take;
-		if (sg_off == sg_dma_len(sg)) {
-			sg = sg_next(sg);
-			sg_off = 0;
+		c.pos += take;
+		c.sg_off += take;
+		if (c.sg_off == sg_dma_len(c.sg)) {
+			c.sg = sg_next(c.sg);
+			c.sg_off = 0;
+			c.left--;
 		}
 	}
-	return n;
-}
-
-/* The cursor past a fragment that went, from its pieces or copied. */
-static void rds_ib_zc_advance(struct rds_ib_connection *ic, unsigned int len)
-{
-	while (len && ic->i_zc_sg) {
-		unsigned int take = min(sg_dma_len(ic->i_zc_sg) -
-					ic->i_zc_sg_off, len);
-
-		len -= take;
-		ic->i_zc_pos += take;
-		ic->i_zc_sg_off += take;
-		if (ic->i_zc_sg_off == sg_dma_len(ic->i_zc_sg)) {
-			ic->i_zc_sg = sg_next(ic->i_zc_sg);
-			ic->i_zc_sg_off = 0;
-		}
-	}
+	*end = c;
+	return len ? 0 : n;
 }
 
 /* Send completion: every slot up to this one is free again, once the
@@ -766,20 +746,31 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 	struct rds_ib_connection *ic = cp->cp_transport_data;
 	const unsigned int hlen = sizeof(struct rds_header);
 	unsigned int off = *pos ? *pos - hlen : 0;
+	unsigned int zc_max;
 	int ret;
 
 	if (!ic->i_qp)
 		return -ENOTCONN;
+	/* Payload entries of a work request: the header takes one. */
+	zc_max = min_t(u32, RDS_IB_ZC_SGE, ic->i_max_send_sge - 1);
 	do {
 		unsigned int len = min(rm->m_len - off, RDS_FRAG_SIZE);
 		struct ib_sge zc[RDS_IB_ZC_SGE];
+		struct rds_ib_zc_cursor end;
+		bool walked = false;
 		unsigned int nzc = 0;
 		u32 adv;
 
 		if (rds_ib_send_ring_full(ic))
 			return -EAGAIN;
-		if (len && ic->i_send_zc && rds_ib_zc_map(ic, rm))
-			nzc = rds_ib_zc_sges(ic, off, len, zc);
+		/* Fragments go in order: a resend starts a new mapping. */
+		if (len && ic->i_send_zc && rds_ib_zc_map(ic, rm) &&
+		    off == ic->i_zc.pos) {
+			nzc = rds_ib_zc_walk(ic, len, zc, zc_max, &end);
+			walked = true;
+			if (nzc > zc_max)
+				nzc = 0;
+		}
 		/* Before a credit is taken: it would be lost with the try. */
 		if (len && !nzc) {
 			ret = rds_ib_send_data_buf(ic->i_dev->rd_dev,
@@ -795,8 +786,8 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		if (ic->i_send_zc && len)
 			rds_ib_stats_inc(nzc ? RDS_IB_STAT_TX_ZEROCOPY :
 					 RDS_IB_STAT_TX_ZEROCOPY_COPIED);
-		if (ic->i_zc_rm)
-			rds_ib_zc_advance(ic, len);
+		if (walked)
+			ic->i_zc = end;
 		off += len;
 		*pos = hlen + off;
 	} while (off < rm->m_len);
