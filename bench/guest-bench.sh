@@ -489,21 +489,21 @@ ib_rings_phase() {
 	[ $fails = 0 ]
 }
 
-# ib_zc_phase: the rows of ours with zero-copy sends (IB_ZC_WORKLOADS,
-# *-zc: net.rds.ib.send_zerocopy 1, which applies to connections made
+# ib_copy_phase: the rows of ours with copied sends (IB_COPY_WORKLOADS,
+# *-copy: net.rds.ib.send_zerocopy 0, which applies to connections made
 # after it, so rds_rdma is loaded anew around them) against the same
-# workloads of ours with copies (issue 38); in-tree has no such thing and
-# runs them plain.
-ib_zc_phase() {
+# workloads of ours with zero-copy sends, the default (issue 38); in-tree
+# copies always and runs them plain.
+ib_copy_phase() {
 	local fails=0
 
-	[ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] || return 0
+	[ ${#IB_COPY_WORKLOADS[@]} -gt 0 ] || return 0
 	if [ "$stack" = ours ]; then
 		rds_rmmod rds_rdma && load_rdma &&
-			sysctl -qw net.rds.ib.send_zerocopy=1 || return 1
+			sysctl -qw net.rds.ib.send_zerocopy=0 || return 1
 	fi
 	ib_warm $IA $IB || return 1
-	ib_stress_all "${IB_ZC_WORKLOADS[@]}" || fails=$((fails + 1))
+	ib_stress_all "${IB_COPY_WORKLOADS[@]}" || fails=$((fails + 1))
 	if [ "$stack" = ours ]; then
 		rds_rmmod rds_rdma && load_rdma && ib_warm $IA $IB || return 1
 	fi
@@ -514,7 +514,7 @@ ib_zc_phase() {
 ib_phase() {
 	local rc fails=0 half
 
-	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ ${#IB_ZC_WORKLOADS[@]} -gt 0 ] ||
+	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ ${#IB_COPY_WORKLOADS[@]} -gt 0 ] ||
 		[ -n "$(dp_rows ib)" ] || return 0
 	ib_link_setup
 	rc=$?
@@ -535,7 +535,7 @@ ib_phase() {
 	ib_stress_all "${IB_WORKLOADS[@]}" || fails=$((fails + 1))
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
-	ib_zc_phase || fails=$((fails + 1))
+	ib_copy_phase || fails=$((fails + 1))
 	ib_rings_phase || fails=$((fails + 1))
 	# Ours' bound counts a connection's whole send ring (2 MiB, both
 	# ends), which it pins only once busy: in a 2 GiB guest a netns's

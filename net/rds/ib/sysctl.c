@@ -36,11 +36,12 @@ unsigned long rds_ib_sysctl_max_ring_memory_netns;
  */
 unsigned int rds_ib_sysctl_srq = 1;
 unsigned long rds_ib_sysctl_srq_max_wr = RDS_IB_DEFAULT_SRQ_WR;
-/* Ours: fragments sent from the message's own pages, not copies
- * (send.c); off by default until it wins in make bench; applies to the
- * next connection.
+/* Ours: fragments of messages of a fragment or more sent from the
+ * message's own pages, not copies (send.c); on by default since it won in
+ * make bench (performance.rst, variants-1); applies to the next
+ * connection.
  */
-unsigned int rds_ib_sysctl_send_zerocopy;
+unsigned int rds_ib_sysctl_send_zerocopy = 1;
 /* Regions mapped on one device at most (mr.c); applies at once. */
 unsigned int rds_ib_sysctl_max_mrs_per_device = RDS_IB_DEFAULT_MAX_MRS;
 /* Of those, regions one netns maps on one device at most; applies at once. */
