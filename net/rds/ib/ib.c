@@ -256,11 +256,14 @@ static int __init rds_ib_init(void)
 	rds_ib_incoming_slab = KMEM_CACHE(rds_ib_incoming, 0);
 	if (!rds_ib_incoming_slab)
 		return -ENOMEM;
+	ret = rds_ib_recv_cache_init();
+	if (ret)
+		goto err_slab;
 	rds_ib_refill_wq = alloc_workqueue("krdsd_ib_refill",
 					   WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!rds_ib_refill_wq) {
 		ret = -ENOMEM;
-		goto err_slab;
+		goto err_cache;
 	}
 	ret = rds_ib_sysctl_init();
 	if (ret)
@@ -285,6 +288,8 @@ err_sysctl:
 	rds_ib_sysctl_exit();
 err_wq:
 	destroy_workqueue(rds_ib_refill_wq);
+err_cache:
+	rds_ib_recv_cache_exit();
 err_slab:
 	kmem_cache_destroy(rds_ib_incoming_slab);
 	return ret;
@@ -302,6 +307,7 @@ static void __exit rds_ib_exit(void)
 	rds_ib_sysctl_exit();
 	/* Every SRQ went with its domain, its refill cancelled. */
 	destroy_workqueue(rds_ib_refill_wq);
+	rds_ib_recv_cache_exit();
 	kmem_cache_destroy(rds_ib_incoming_slab);
 }
 

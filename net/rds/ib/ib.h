@@ -439,6 +439,7 @@ enum rds_ib_stat {
 	RDS_IB_STAT_SRQ_REFILL_SHORT,
 	RDS_IB_STAT_TX_ZEROCOPY,
 	RDS_IB_STAT_TX_ZEROCOPY_COPIED,
+	RDS_IB_STAT_RX_PAGE_RECYCLED,
 	RDS_IB_STAT_NR
 };
 
@@ -661,6 +662,7 @@ extern unsigned long rds_ib_sysctl_max_ring_memory_netns;
 extern struct workqueue_struct *rds_ib_refill_wq;	/* ib.c */
 extern unsigned int rds_ib_sysctl_srq;
 extern unsigned int rds_ib_sysctl_send_zerocopy;
+extern unsigned int rds_ib_sysctl_recv_page_cache;
 extern unsigned long rds_ib_sysctl_srq_max_wr;
 extern unsigned int rds_ib_sysctl_max_mrs_per_device;
 extern unsigned int rds_ib_sysctl_max_mrs_per_netns;
@@ -779,6 +781,8 @@ struct rds_ib_recv_slot *rds_ib_recv_slots_alloc(struct ib_device *dev,
 						 struct llist_head *free);
 void rds_ib_recv_slots_free(struct ib_device *dev,
 			    struct rds_ib_recv_slot *slots, u32 nr);
+int rds_ib_recv_cache_init(void);
+void rds_ib_recv_cache_exit(void);
 int rds_ib_recv_slot_fill(struct ib_device *dev, struct rds_ib_recv_slot *slot,
 			  gfp_t gfp);
 void rds_ib_recv_wr_prep(struct ib_device *dev, u32 lkey,

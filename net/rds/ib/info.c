@@ -154,6 +154,8 @@ static const char *const rds_ib_stat_names[RDS_IB_STAT_NR] = {
 	[RDS_IB_STAT_SRQ_REFILL_SHORT]		= "ib_srq_refill_short",
 	[RDS_IB_STAT_TX_ZEROCOPY]		= "ib_tx_zerocopy",
 	[RDS_IB_STAT_TX_ZEROCOPY_COPIED]	= "ib_tx_zerocopy_copied",
+	/* Ours: receive pages taken from the recycled ones (recv.c). */
+	[RDS_IB_STAT_RX_PAGE_RECYCLED]		= "ib_rx_page_recycled",
 };
 
 unsigned int rds_ib_stats_info_copy(struct rds_info_iterator *iter,
