@@ -79,6 +79,39 @@ cpu_json() {
 	}'
 }
 
+# ib_events: what an RDS/IB row costs besides CPU, as totals for
+# ib_events_json (issue 38 counts them per 1,000 messages, both stacks):
+# the softirqs that bring completions and packets (rxe has no interrupts:
+# NET_RX, TASKLET and IRQ_POLL stand for them), the acks and credit
+# updates RDS sent (both stacks count them by these names), the packets
+# the rxe devices sent, and the RNR NAKs they received (a send that
+# found no receive posted and was retried).
+ib_events() {
+	local f pkts=0 rnr=0
+
+	awk '$1 == "NET_RX:" || $1 == "TASKLET:" || $1 == "IRQ_POLL:" {
+		for (i = 2; i <= NF; i++) s += $i } END { printf "%d ", s }' /proc/softirqs
+	"$BIN/rds-info" -c 2>/dev/null | awk '$1 == "ib_ack_sent" { a = $2 }
+		$1 == "ib_tx_credit_updates" || $1 == "ib_rx_credit_updates" { c += $2 }
+		END { printf "%d %d ", a, c }'
+	for f in /sys/class/infiniband/rxe*/ports/1/hw_counters; do
+		[ -r "$f/sent_pkts" ] || continue
+		pkts=$((pkts + $(cat "$f/sent_pkts")))
+		rnr=$((rnr + $(cat "$f/rcvd_rnr_err")))
+	done
+	echo "$pkts $rnr"
+}
+
+# ib_events_json BEFORE AFTER: two ib_events as a JSON object of the
+# differences.
+ib_events_json() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "{\"softirqs\": %d, \"acks\": %d, \"credit_updates\": %d, \"rxe_pkts\": %d, \"rnr_naks\": %d}",
+			y[1] - x[1], y[2] - x[2], y[3] - x[3], y[4] - x[4], y[5] - x[5]
+	}'
+}
+
 load() {
 	if [ "$stack" = intree ]; then
 		intree_load
@@ -156,7 +189,7 @@ events() {
 # plain workload is the cost with them off).
 stress() {
 	local name=$1 req=$2 depth=$3 tasks=$4 port=$((4000 + RANDOM % 20000)) out
-	local t0 t1 c0 c1
+	local t0 t1 c0 c1 e0 e1 events=
 
 	case $name in
 	# Past the ports of the measured run's tasks (port + 1 + i).
@@ -164,11 +197,13 @@ stress() {
 	*-ev) events on || return 1 ;;
 	esac
 	passive "$7" "$8" "$port"
+	case $name in ib-*) e0=$(ib_events) ;; esac
 	c0=$(cpu_ticks)
 	t0=$(date +%s%N)
 	out=$(active "$5" "$6" "$8" "$port" "$req" "$depth" "$tasks" "${@:9}")
 	t1=$(date +%s%N)
 	c1=$(cpu_ticks)
+	case $name in ib-*) e1=$(ib_events) && events=", \"events\": $(ib_events_json "$e0" "$e1")" ;; esac
 	wait
 	case $name in
 	*-ev) events off ;;
@@ -177,7 +212,7 @@ stress() {
 		echo "bench: $name gave no result" >&2
 		return 1
 	fi
-	emit "\"workload\": \"$name\", \"kind\": \"stress\", \"result\": $out, \"cpu\": $(cpu_json "$c0" "$c1" $((t1 - t0)))"
+	emit "\"workload\": \"$name\", \"kind\": \"stress\", \"result\": $out, \"cpu\": $(cpu_json "$c0" "$c1" $((t1 - t0)))$events"
 	profiled "$name" && profile "$@"
 	return 0
 }
@@ -489,21 +524,23 @@ ib_rings_phase() {
 	[ $fails = 0 ]
 }
 
-# ib_copy_phase: the rows of ours with copied sends (IB_COPY_WORKLOADS,
-# *-copy: net.rds.ib.send_zerocopy 0, which applies to connections made
-# after it, so rds_rdma is loaded anew around them) against the same
-# workloads of ours with zero-copy sends, the default (issue 38); in-tree
-# copies always and runs them plain.
-ib_copy_phase() {
-	local fails=0
+# ib_sysctl_phase SYSCTL=VALUE WORKLOAD...: rows of ours with one of
+# rds_rdma's sysctls set (some apply only to connections made after
+# them, so rds_rdma is loaded anew around the rows), against the same
+# workloads with the default (issue 38); in-tree has no such sysctl and
+# runs them plain.
+#   IB_COPY_WORKLOADS, *-copy: net.rds.ib.send_zerocopy 0, copied sends
+#   IB_PC_WORKLOADS, *-pc: net.rds.ib.recv_page_cache 1, recycled pages
+ib_sysctl_phase() {
+	local fails=0 set=$1
 
-	[ ${#IB_COPY_WORKLOADS[@]} -gt 0 ] || return 0
+	shift
+	[ $# -gt 0 ] || return 0
 	if [ "$stack" = ours ]; then
-		rds_rmmod rds_rdma && load_rdma &&
-			sysctl -qw net.rds.ib.send_zerocopy=0 || return 1
+		rds_rmmod rds_rdma && load_rdma && sysctl -qw "$set" || return 1
 	fi
 	ib_warm $IA $IB || return 1
-	ib_stress_all "${IB_COPY_WORKLOADS[@]}" || fails=$((fails + 1))
+	ib_stress_all "$@" || fails=$((fails + 1))
 	if [ "$stack" = ours ]; then
 		rds_rmmod rds_rdma && load_rdma && ib_warm $IA $IB || return 1
 	fi
@@ -515,6 +552,7 @@ ib_phase() {
 	local rc fails=0 half
 
 	[ ${#IB_WORKLOADS[@]} -gt 0 ] || [ ${#IB_COPY_WORKLOADS[@]} -gt 0 ] ||
+		[ ${#IB_PC_WORKLOADS[@]} -gt 0 ] ||
 		[ -n "$(dp_rows ib)" ] || return 0
 	ib_link_setup
 	rc=$?
@@ -535,7 +573,10 @@ ib_phase() {
 	ib_stress_all "${IB_WORKLOADS[@]}" || fails=$((fails + 1))
 	ping_lat ib-rds-ping "$PINGS" - $IA $IB || fails=$((fails + 1))
 	ping_lat_busy ib-rds-ping-busy "$PINGS" - $IA $IB || fails=$((fails + 1))
-	ib_copy_phase || fails=$((fails + 1))
+	ib_sysctl_phase net.rds.ib.send_zerocopy=0 "${IB_COPY_WORKLOADS[@]}" ||
+		fails=$((fails + 1))
+	ib_sysctl_phase net.rds.ib.recv_page_cache=1 "${IB_PC_WORKLOADS[@]}" ||
+		fails=$((fails + 1))
 	ib_rings_phase || fails=$((fails + 1))
 	# Ours' bound counts a connection's whole send ring (2 MiB, both
 	# ends), which it pins only once busy: in a 2 GiB guest a netns's

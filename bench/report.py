@@ -30,6 +30,12 @@ METRICS = {
     "rtt_p99_us": ("round trip p99", "us", "lower"),
     "rtt_p999_us": ("round trip p99.9", "us", "lower"),
     "cpu_us_per_msg": ("CPU per message", "us", "lower"),
+    # RDS/IB rows, per 1,000 messages (requests and acks) (issue 38).
+    "softirqs_per_1k": ("softirqs per 1,000 messages", "NET_RX+TASKLET+IRQ_POLL", "lower"),
+    "acks_per_1k": ("acks sent per 1,000 messages", "ib_ack_sent", "lower"),
+    "credit_updates_per_1k": ("credit updates per 1,000 messages", "ib_*_credit_updates", "lower"),
+    "rxe_pkts_per_1k": ("packets per 1,000 messages", "rxe sent_pkts", "lower"),
+    "rnr_naks_per_1k": ("RNR NAKs per 1,000 messages", "rxe rcvd_rnr_err", "lower"),
     "mean_us": ("mean", "us", "lower"),
     "p50_us": ("p50", "us", "lower"),
     "p99_us": ("p99", "us", "lower"),
@@ -134,12 +140,15 @@ BG_SUFFIX = "-bg1M"
 # A workload ending in one of VARIANTS' suffixes ran with something of
 # ours on (in-tree, which has none of it, ran it plain); the report sets
 # ours' figures against the same workload with it off: the trace events
-# (issue 40), copied sends over RDS/IB (issue 38: zero-copy is the default).
+# (issue 40), copied sends over RDS/IB (issue 38: zero-copy is the default),
+# recycled receive pages (issue 38).
 VARIANTS = [
     ("-ev", "Ours with every trace event on (rds:*), over the same workload with",
      "them off (issue 40; off, an event is a patched-out branch):", "on / off"),
     ("-copy", "Ours with copied sends (net.rds.ib.send_zerocopy 0), over the same",
      "workload with zero-copy sends, the default (issue 38):", "copy / zero-copy"),
+    ("-pc", "Ours with recycled receive pages (net.rds.ib.recv_page_cache 1), over",
+     "the same workload with new pages, the default (issue 38):", "recycled / new"),
 ]
 TAIL_TARGET = 3.0
 
@@ -161,6 +170,11 @@ def metrics_of(row):
             if k in r:
                 m[k] = r[k]
         msgs = r["tx_msgs"] + r["rx_msgs"]
+        events = row.get("events")
+        if events and msgs > 0:
+            for k in ("softirqs", "acks", "credit_updates", "rxe_pkts", "rnr_naks"):
+                if k in events:
+                    m[k + "_per_1k"] = events[k] * 1000 / msgs
         cpu = row.get("cpu")
         ticks = cpu["busy_s"] + cpu["idle_s"] if cpu else 0
         if cpu and msgs > 0 and ticks > 0 and cpu["wall_s"] > 0:
