@@ -485,10 +485,16 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
  * of RDS_IB_ZC_MIN_BYTES or more gather their payload from the message's
  * own pages rather than copy it into the slot: the message's
  * scatterlist is mapped for the device at its first fragment, with a
- * reference, and stays so until the completion of its last.  That
- * fragment always asks for a completion (one frees every slot up to its
- * own, and only the slot it names is looked at) and its slot takes the
- * message over (s_zc_rm).  A message cut short by a full ring keeps its
+ * reference, and stays so until the completion that covers its last: that
+ * fragment's slot takes the message over (s_zc_rm), and a completion frees
+ * every slot up to its own, letting go of what each holds.  The fragment
+ * goes unsignaled, in the run of max_unsignaled_wr sends as any other
+ * (a completion a message cost as much CPU as the copy saved), unless the
+ * message is RDS_IB_ZC_SIGNAL_BYTES or more: a run then holds at most
+ * max_unsignaled_wr such messages past their last send, 256 KiB at the
+ * default of 16, on a connection that goes quiet before the next
+ * completion; bigger ones end runs of their own anyway.  A message cut
+ * short by a full ring keeps its
  * mapping in i_zc_rm until the rest goes, or until shutdown lets it go
  * after the drain; the generic layer only ever goes on with the message
  * it left (cp_xmit_rm), or resets the path.  A fragment whose pieces need
@@ -503,6 +509,7 @@ int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
  * (make bench's ib-64B-d32 lost 6 % with zero-copy, variants-1).
  */
 #define RDS_IB_ZC_MIN_BYTES	RDS_FRAG_SIZE
+#define RDS_IB_ZC_SIGNAL_BYTES	(4 * RDS_FRAG_SIZE)
 
 void rds_ib_zc_unmap(struct ib_device *dev, struct rds_message **rm)
 {
@@ -586,7 +593,7 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_ib_send_slot *s = container_of(wc->wr_cqe,
 						  struct rds_ib_send_slot,
 						  s_cqe);
-	u32 n;
+	u32 i, n;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		/* Send completions come in posting order, one CQ, one
@@ -599,8 +606,18 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (s->s_rm)
 		rds_ib_rdma_done(s, wc);
-	if (s->s_zc_rm)
-		rds_ib_zc_unmap(ic->i_dev->rd_dev, &s->s_zc_rm);
+	/* Unsignaled zero-copy fragments up to this one: every send before
+	 * a signaled one is done when it is.  An RDMA operation's slot is
+	 * always signaled, and was looked at by its own completion.
+	 */
+	for (i = ic->i_send_tail;; i = (i + 1) % ic->i_send_nr) {
+		struct rds_ib_send_slot *t = &ic->i_sends[i];
+
+		if (t->s_zc_rm)
+			rds_ib_zc_unmap(ic->i_dev->rd_dev, &t->s_zc_rm);
+		if (i == s->s_index)
+			break;
+	}
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
 	ic->i_send_tail = (s->s_index + 1) % ic->i_send_nr;
@@ -691,7 +708,8 @@ static int rds_ib_post_frag(struct rds_ib_connection *ic,
 	if (last && ic->i_zc_rm) {
 		s->s_zc_rm = ic->i_zc_rm;
 		ic->i_zc_rm = NULL;
-		ic->i_unsignaled = ic->i_max_unsignaled;
+		if (rm->m_len >= RDS_IB_ZC_SIGNAL_BYTES)
+			ic->i_unsignaled = ic->i_max_unsignaled;
 	}
 	if (++ic->i_unsignaled >= ic->i_max_unsignaled) {
 		ic->i_unsignaled = 0;
