@@ -11,7 +11,10 @@
 # 127.0.0.1:4100 reach its sockets there, never rds-d's on the same address
 # and port. Each netns' RDS_INFO tables list its own connections, sockets,
 # queued messages and TCP sockets, nothing of another's; in a netns that
-# never used RDS they are empty.
+# never used RDS they are empty. Then every table there is read raw, our
+# own RDS_INFO_PATHS and RDS_INFO_SOCKET_DROPS and those rds-info has no
+# option for (RDS_INFO_CONNECTION_STATS) included: in-tree filtered them
+# by the caller's netns only in 2026, table by table.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -121,7 +124,47 @@ empty_netns() {
 	expect "$(echo -n "$rows" | grep -c .) rows in rds-e" $((${#rows} == 0))
 }
 
-ktap_plan 7
+# tables NS ADDR...: rds_info_tables.py's lines in NS.
+tables() {
+	ip netns exec "$1" python3 "$RDS_ROOT/selftests/common/rds_info_tables.py" "${@:2}"
+}
+
+# rows_of TABLES NAME [FIELD]: the rows of table NAME in TABLES (FIELD 3),
+# or its count of the first address (FIELD 4, "ADDR:N"); 0 when absent.
+rows_of() {
+	awk -v n="$2" -v f="${3:-3}" '$2 == n { v = $f; sub(/.*:/, "", v); print v + 0 }' <<<"$1"
+}
+
+# Every table of every netns, raw: rds-e's are empty; rds-a's IPv6
+# connection to fd00::2 is in its connections, TCP sockets and paths and
+# in no table of rds-c, which has the same address but never used IPv6;
+# rds_hold's sockets and queued messages in rds-d are in its sockets,
+# socket drops and receive queues, and rds-b, whose sockets are all
+# closed, has none there.
+tables_isolated() {
+	local e a c b d t rc=0
+
+	e=$(tables $E) && a=$(tables $A $B6) && c=$(tables $C $B6) &&
+		b=$(tables $B) && d=$(tables $D) || return 1
+	t=$(awk '$3 != "absent" && $3 != 0' <<<"$e")
+	expect "rds-e: $(grep -c . <<<"$t") tables with rows ${t//$'\n'/; }" \
+		$((${#t} == 0)) || rc=1
+	t=$(awk '$3 != "absent" && $4 != "'$B6':0"' <<<"$c")
+	expect "rds-c: $(grep -c . <<<"$t") tables with $B6 ${t//$'\n'/; }" \
+		$((${#t} == 0)) || rc=1
+	for t in connections6 tcp_sockets6 paths; do
+		expect "rds-a: $t with $B6: $(rows_of "$a" $t 4)" \
+			$(($(rows_of "$a" $t 4) > 0)) || rc=1
+	done
+	for t in sockets socket_drops recv_messages; do
+		expect "$t: rds-d $(rows_of "$d" $t), rds-b $(rows_of "$b" $t)" \
+			$(($(rows_of "$d" $t) > 0 && $(rows_of "$b" $t) == 0)) || rc=1
+	done
+	[ $rc = 0 ] || printf '%s\n' "rds-a:" "$a" "rds-b:" "$b" "rds-c:" "$c" "rds-d:" "$d" "rds-e:" "$e"
+	return $rc
+}
+
+ktap_plan 8
 ktap_test "load rds_tcp; rds-a/rds-b and rds-c/rds-d with the same addresses" \
 	setup || ktap_finished
 ktap_test "rds-a -> 192.0.2.2:4000 reaches rds-b, not rds-d" only_to $A $B $D to-b
@@ -139,6 +182,8 @@ for i in $(seq 100); do
 done
 ktap_test "RDS_INFO: connections, sockets, queues of each netns only" info_isolated
 ktap_test "RDS_INFO in a netns that never used RDS: no rows" empty_netns
+ktap_test "every RDS_INFO table, paths and socket drops too: each netns its own" \
+	tables_isolated
 exec 5>&-
 sleep 1
 cleanup_netns
