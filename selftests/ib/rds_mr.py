@@ -469,6 +469,60 @@ def case_caps(addr, peer):
     check(pins() == base, "every pin back")
 
 
+def case_cookie_fault(addr, peer):
+    """CVE-2026-46053: the cookie cannot be written back (cookie_addr
+    unmapped, read-only, in the kernel) for RDS_GET_MR, RDS_GET_MR_FOR_DEST
+    and RDS_CMSG_RDMA_MAP: EFAULT each time, and the region made before
+    the write is gone with it, nobody having been told of it. In-tree
+    kept it in the socket's tree, or freed it with the key still there.
+    With room for 2 regions per socket and per device, the socket then
+    still registers 2 (a 3rd is EAGAIN): nothing failed holds a place;
+    no page stays pinned; the failed sends never reach the peer, whose
+    first message is the one sent after them. The debug kernel's
+    kmemleak and KASAN see to the rest."""
+    base = pins()
+    per_sock = sysctl("max_mrs_per_socket", 2)
+    per_dev = sysctl("ib/max_mrs_per_device", 2)
+    port = 4321
+    try:
+        buf = Buffer(4)
+        odd = Buffer(4)
+        bad = {"unmapped": odd.unmap_page(1),
+               "read-only": odd.protect_page(2, mmap.PROT_READ),
+               "kernel": 0xffff888000000000}
+        r = rds_socket(peer, port=port)
+        r.settimeout(30)
+        s = rds_socket(addr)
+        for rnd in range(3):
+            for where, cookie_addr in bad.items():
+                a = mr_args(buf.addr, PAGE, cookie_addr=cookie_addr)
+                expect_errno("GET_MR, cookie_addr %s" % where, errno.EFAULT,
+                             s.setsockopt, SOL_RDS, RDS_GET_MR, a)
+                d = mr_dest_args(peer, buf.addr, PAGE)[:128] + a
+                expect_errno("GET_MR_FOR_DEST, cookie_addr %s" % where,
+                             errno.EFAULT, s.setsockopt, SOL_RDS,
+                             RDS_GET_MR_FOR_DEST, d)
+                expect_errno("RDMA_MAP, cookie_addr %s" % where,
+                             errno.EFAULT, s.sendmsg, [b"mapped"],
+                             [(SOL_RDS, RDS_CMSG_RDMA_MAP, a)], 0,
+                             (peer, port))
+        check(pins() == base, "27 failures: nothing pinned")
+        cs = [get_mr(s, buf.addr + i * PAGE, PAGE) for i in range(2)]
+        check(len(set(cs)) == 2, "then 2 regions on the socket")
+        expect_errno("a 3rd", errno.EAGAIN, get_mr, s, buf.addr, PAGE)
+        for c in cs:
+            free_mr(s, c)
+        s.sendto(b"after", (peer, port))
+        data, _ = r.recvfrom(100)
+        check(data == b"after", "the peer's first message: %r" % data)
+        s.close()
+        r.close()
+    finally:
+        sysctl("max_mrs_per_socket", per_sock)
+        sysctl("ib/max_mrs_per_device", per_dev)
+    check(pins() == base, "every pin back")
+
+
 def rdma_link(*args):
     subprocess.run(["rdma", "link"] + list(args), check=True)
 
@@ -583,6 +637,7 @@ CASES = {
     "linkdel": case_linkdel,
     "memlock": case_memlock,
     "caps": case_caps,
+    "cookie_fault": case_cookie_fault,
     "share": case_share,
     "one": case_one,
 }

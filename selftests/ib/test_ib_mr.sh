@@ -8,7 +8,9 @@
 # transports without RDMA; many regions go with their socket; a user
 # without CAP_IPC_LOCK held to RLIMIT_MEMLOCK (regions and RDMA operations,
 # ENOMEM beyond) and the region caps per socket and per device (EAGAIN
-# beyond); the rxe device removed under registered regions, which stay
+# beyond); a cookie that cannot be written back (RDS_GET_MR,
+# RDS_GET_MR_FOR_DEST, RDS_CMSG_RDMA_MAP) is EFAULT and leaves no region
+# (CVE-2026-46053); the rxe device removed under registered regions, which stay
 # pinned until freed; last, rds_rdma unloads. The basic case's
 # registrations and frees are traced (rds_mr). Pins are counted in
 # /proc/vmstat, and the harness fails the run on any splat or kmemleak
@@ -35,7 +37,7 @@ mr_traced() {
 	return $rc
 }
 
-ktap_plan 10
+ktap_plan 11
 ib_start "rxe pair and rds_rdma set up"
 
 [ -d $T/events ] || mount -t tracefs nodev $T
@@ -60,6 +62,9 @@ ktap_test "RLIMIT_MEMLOCK as nobody: regions and RDMA ops, ENOMEM, nothing pinne
 	$MR memlock $IA $IB || ib_diag
 ktap_test "max_mrs_per_socket, max_mrs_per_device: EAGAIN, room after a free" \
 	$MR caps $IA $IB || ib_diag
+
+ktap_test "a cookie that cannot be written back: EFAULT, no region left (CVE-2026-46053)" \
+	$MR cookie_fault $IA $IB || ib_diag
 
 ktap_test "rdma link del under registered regions, FREE_MR, close, link back" \
 	$MR linkdel $IA rxe0 rv0 || ib_diag
