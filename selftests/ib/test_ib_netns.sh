@@ -13,7 +13,9 @@
 # of the netns, a socket bound to an rxe address there tries to connect and
 # backs off, the netns is deleted while it does, and once its last socket
 # closes the netns really goes (its veths and rxe devices with it). Then
-# init_net's RDS/IB still works.
+# init_net's RDS/IB still works, and its IB connection is in init_net's
+# RDS_INFO tables (RDS_INFO_IB_CONNECTIONS, paths) and in none of a new
+# netns's.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ib_lib.sh"
@@ -65,7 +67,7 @@ while True:
     time.sleep(0.5)
 '
 
-ktap_plan 7
+ktap_plan 8
 ib_start "rxe devices in init_net and in a netns" ns_setup
 
 base=$(listeners)
@@ -122,6 +124,28 @@ ktap_test "netns deleted, its last socket closed: the netns goes, with its liste
 ktap_test "init_net's RDS/IB still works" \
 	bash -c "$(declare -f ib_warm); BIN='$BIN'; ib_warm $IA $IB &&
 		 '$BIN/rds-ping' -c 2 -i 0.2 -I $IB $IA" || ib_diag
+
+# ib_info_isolated: rds_info_tables.py in init_net and in a new netns,
+# for the address of IA.
+ib_info_isolated() {
+	local tables=$RDS_ROOT/selftests/common/rds_info_tables.py own other rc=0
+
+	ip netns add rdsempty || return 1
+	own=$(python3 "$tables" $IA) &&
+	other=$(ip netns exec rdsempty python3 "$tables" $IA) || rc=1
+	ip netns del rdsempty
+	echo "init_net: $(grep -E '^10(008|100) ' <<<"$own" | tr '\n' ' ')"
+	grep -qE '^10008 ib_connections [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" &&
+	grep -qE '^10100 paths [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" || rc=1
+	if awk '$3 != "absent" && $3 != 0 { bad = 1 } END { exit !bad }' <<<"$other"; then
+		echo "rows in a new netns:"
+		echo "$other"
+		rc=1
+	fi
+	return $rc
+}
+ktap_test "init_net's IB connection in its own RDS_INFO tables only" \
+	ib_info_isolated
 
 ktap_test "rmmod rds_rdma" rds_rmmod rds_rdma
 
