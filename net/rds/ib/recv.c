@@ -152,12 +152,17 @@ static void rds_ib_recv_page_free(struct rds_ib_recv_budget *rb,
 }
 
 /* A page for a receive: a cached one, or a new one.  The cache is
- * emptied even with the sysctl off, so that turning it off frees it.
+ * emptied even with the sysctl off, so that turning it off frees it.  An
+ * empty ring (always, with the sysctl off from the start) costs no lock:
+ * the ring is never resized, so the lockless look is safe, and a page
+ * it misses waits for the next refill.
  */
 static struct page *rds_ib_recv_page_alloc(gfp_t gfp)
 {
-	struct page *page = ptr_ring_consume_any(&rds_ib_recv_cache);
+	struct page *page = NULL;
 
+	if (!__ptr_ring_empty(&rds_ib_recv_cache))
+		page = ptr_ring_consume_any(&rds_ib_recv_cache);
 	if (page) {
 		rds_ib_stats_inc(RDS_IB_STAT_RX_PAGE_RECYCLED);
 		return page;

@@ -584,6 +584,26 @@ static unsigned int rds_ib_zc_walk(struct rds_ib_connection *ic,
 	return len ? 0 : n;
 }
 
+/* The messages of slots i_send_tail..@last, which a completion for @last
+ * frees: every send before a signaled one is done when it is, so the
+ * unsignaled last fragments of zero-copy messages go here.  An RDMA
+ * operation's slot is always signaled, and was looked at by its own
+ * completion.
+ */
+static void rds_ib_zc_done(struct rds_ib_connection *ic, u32 last)
+{
+	u32 i;
+
+	for (i = ic->i_send_tail;; i = (i + 1) % ic->i_send_nr) {
+		struct rds_ib_send_slot *t = &ic->i_sends[i];
+
+		if (t->s_zc_rm)
+			rds_ib_zc_unmap(ic->i_dev->rd_dev, &t->s_zc_rm);
+		if (i == last)
+			return;
+	}
+}
+
 /* Send completion: every slot up to this one is free again, once the
  * slot let go of what its work request held.
  */
@@ -593,7 +613,7 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_ib_send_slot *s = container_of(wc->wr_cqe,
 						  struct rds_ib_send_slot,
 						  s_cqe);
-	u32 i, n;
+	u32 n;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
 		/* Send completions come in posting order, one CQ, one
@@ -606,18 +626,9 @@ void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (s->s_rm)
 		rds_ib_rdma_done(s, wc);
-	/* Unsignaled zero-copy fragments up to this one: every send before
-	 * a signaled one is done when it is.  An RDMA operation's slot is
-	 * always signaled, and was looked at by its own completion.
-	 */
-	for (i = ic->i_send_tail;; i = (i + 1) % ic->i_send_nr) {
-		struct rds_ib_send_slot *t = &ic->i_sends[i];
-
-		if (t->s_zc_rm)
-			rds_ib_zc_unmap(ic->i_dev->rd_dev, &t->s_zc_rm);
-		if (i == s->s_index)
-			break;
-	}
+	/* Only a zero-copy queue pair's slots hold messages. */
+	if (ic->i_send_zc)
+		rds_ib_zc_done(ic, s->s_index);
 
 	n = (s->s_index + ic->i_send_nr - ic->i_send_tail) % ic->i_send_nr + 1;
 	ic->i_send_tail = (s->s_index + 1) % ic->i_send_nr;
@@ -771,10 +782,12 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 	const unsigned int hlen = sizeof(struct rds_header);
 	unsigned int off = *pos ? *pos - hlen : 0;
 	unsigned int zc_max;
+	bool use_zc;
 	int ret;
 
 	if (!ic->i_qp)
 		return -ENOTCONN;
+	use_zc = ic->i_send_zc && rm->m_len >= RDS_IB_ZC_MIN_BYTES;
 	/* Payload entries of a work request: the header takes one. */
 	zc_max = min_t(u32, RDS_IB_ZC_SGE, ic->i_max_send_sge - 1);
 	do {
@@ -788,8 +801,7 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		if (rds_ib_send_ring_full(ic))
 			return -EAGAIN;
 		/* Fragments go in order: a resend starts a new mapping. */
-		if (len && ic->i_send_zc && rm->m_len >= RDS_IB_ZC_MIN_BYTES &&
-		    rds_ib_zc_map(ic, rm) && off == ic->i_zc.pos) {
+		if (len && use_zc && rds_ib_zc_map(ic, rm) && off == ic->i_zc.pos) {
 			nzc = rds_ib_zc_walk(ic, len, zc, zc_max, &end);
 			walked = true;
 			if (nzc > zc_max)
@@ -807,7 +819,7 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		ret = rds_ib_post_frag(ic, rm, off, len, adv, zc, nzc);
 		if (ret)
 			return ret;
-		if (ic->i_send_zc && rm->m_len >= RDS_IB_ZC_MIN_BYTES && len)
+		if (use_zc && len)
 			rds_ib_stats_inc(nzc ? RDS_IB_STAT_TX_ZEROCOPY :
 					 RDS_IB_STAT_TX_ZEROCOPY_COPIED);
 		if (walked)
