@@ -329,10 +329,14 @@ static void rds_send_prepare_header(struct rds_conn_path *cp,
 		hdr->h_flags |= RDS_FLAG_RETRANSMITTED;
 		rds_stats_inc(RDS_STAT_SEND_RETRANSMITTED);
 	}
+	/* As in-tree: max_unacked_packets messages go without asking, the
+	 * next one asks (one in nine by default).  Asking one in eight cost
+	 * RDS/IB an eighth more ack fragments than in-tree for nothing.
+	 */
 	cp->cp_unacked_packets++;
 	cp->cp_unacked_bytes += rm->m_len;
 	if (test_bit(RDS_MSG_ACK_REQUIRED, &rm->m_flags) ||
-	    cp->cp_unacked_packets >= READ_ONCE(rds_sysctl_max_unacked_packets) ||
+	    cp->cp_unacked_packets > READ_ONCE(rds_sysctl_max_unacked_packets) ||
 	    cp->cp_unacked_bytes >= READ_ONCE(rds_sysctl_max_unacked_bytes)) {
 		hdr->h_flags |= RDS_FLAG_ACK_REQUIRED;
 		cp->cp_unacked_packets = 0;

@@ -558,9 +558,11 @@ struct rds_ib_connection {
 	atomic64_t		i_ack_next;	/* highest seq we have */
 	atomic64_t		i_ack_told;	/* highest h_ack we posted */
 	u64			i_ack_recv;	/* highest ack the peer sent */
+	unsigned long		i_ack_told_at;	/* jiffies of i_ack_told */
 	/* The quiet path's ack (recv.c): armed by a receive that asked for
-	 * none, run on rds_wq; cancelled by shutdown once the QP is drained,
-	 * as nothing arms it after that.
+	 * none, run on rds_wq, re-arming itself while acks still go out;
+	 * cancelled by shutdown once the QP is drained, as nothing arms it
+	 * after that (cancel_delayed_work_sync() stops the re-arming too).
 	 */
 	struct delayed_work	i_ack_quiet_w;
 

@@ -454,19 +454,28 @@ static void rds_ib_recv_deliver(struct rds_ib_connection *ic,
  * acknowledges: the last messages of a burst, a heartbeat's ping and its
  * pong stayed on the sender's retransmit queue, holding its send buffer,
  * until the path carried something that asked (in-tree's do so too).
- * So what we received and have not acknowledged on anything we sent
- * within RDS_IB_QUIET_ACK_MS is acknowledged alone, from the send path
- * (which RDS_IN_XMIT keeps off a QP being torn down).  On a busy path
- * our own messages carry the ack, and this finds nothing to do.
+ * So what we received and have not acknowledged is acknowledged alone,
+ * from the send path (which RDS_IN_XMIT keeps off a QP being torn down),
+ * once no ack has gone out for RDS_IB_QUIET_ACK_MS.  While acks still go
+ * out the path is live: the sender's next asking message, or our next
+ * message, acknowledges the rest, so the work waits for a quiet interval
+ * instead.  Acking 100 ms after the first unasked message, busy or not,
+ * added ten ack fragments a second to each end of every busy path.
  */
 void rds_ib_ack_quiet(struct work_struct *work)
 {
 	struct rds_ib_connection *ic = container_of(to_delayed_work(work),
 						    struct rds_ib_connection,
 						    i_ack_quiet_w);
+	unsigned long due = READ_ONCE(ic->i_ack_told_at) +
+			    msecs_to_jiffies(RDS_IB_QUIET_ACK_MS);
 
 	if (atomic64_read(&ic->i_ack_told) == atomic64_read(&ic->i_ack_next))
 		return;
+	if (time_before(jiffies, due)) {
+		queue_delayed_work(rds_wq, &ic->i_ack_quiet_w, due - jiffies);
+		return;
+	}
 	rds_ib_stats_inc(RDS_IB_STAT_ACK_QUIET);
 	set_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
 	rds_path_queue_send(ic->i_cp, 0);

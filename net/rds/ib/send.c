@@ -172,6 +172,7 @@ static u64 rds_ib_piggyback_ack(struct rds_ib_connection *ic)
 
 	clear_bit(RDS_IB_ACK_REQUESTED, &ic->i_ack_flags);
 	atomic64_set(&ic->i_ack_told, ack);
+	WRITE_ONCE(ic->i_ack_told_at, jiffies);
 	return ack;
 }
 
