@@ -8,6 +8,8 @@
 # Under the bound b refuses or shrinks some of them and never passes it;
 # traffic over the TOS 0 connection made before goes on meanwhile; once b
 # raises the bound, every message and every echo arrives exactly once.
+# Last, each side deletes its rxe0, and every connection goes with it:
+# what the rings pinned comes back (ring_memory 0).
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../interop/ib_interop_lib.sh"
@@ -39,7 +41,30 @@ tos0_done() {
 	return $rc
 }
 
-ktap_plan 6
+# Both sides' traffic is over before either takes its device away: a
+# listens once its own is, b connects once its own is, a waits for that.
+both_done() {
+	if [ "$RDS_PAIR_ROLE" = a ]; then
+		ib_sync_serve && wait $!
+	else
+		ib_sync_wait
+	fi
+}
+
+# rxe0 gone, and every connection with it: ring_memory 0 within 30 s.
+rxe_gone_ring_memory_zero() {
+	local i
+
+	both_done && rdma link del rxe0 || return 1
+	for i in $(seq 150); do
+		[ "$(sysctl -n net.rds.ib.ring_memory)" = 0 ] && return 0
+		sleep 0.2
+	done
+	echo "# ring_memory $(sysctl -n net.rds.ib.ring_memory) with no device"
+	return 1
+}
+
+ktap_plan 7
 ktap_test "link to $RDS_PAIR_PEER" pair_link_up || ktap_finished
 ktap_test "rxe0 on the link" ib_rxe_up || ktap_finished
 # Send rings of 64 (256 KiB): a's own bound (an eighth of a 2 GiB guest,
@@ -70,4 +95,5 @@ rc=$?
 ktap_test "TOS 0 traffic beside them: nothing lost" \
 	bash -c "cat /tmp/tos0_done.out; exit $rc" || diag
 diag
+ktap_test "rxe0 gone: what the rings pinned comes back" rxe_gone_ring_memory_zero
 ktap_finished

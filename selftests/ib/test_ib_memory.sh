@@ -13,7 +13,10 @@
 # bound is raised, every one of the 200 messages arrives, once. Then a
 # peer's 200 requests (the user-space rdma_cm peer, one per TOS): the
 # same limits, refused as a limit (RDS_IB_REJ_REFUSED, never "incompatible",
-# which would make a peer fall back a version). Last, rds_rdma anew (the
+# which would make a peer fall back a version), while traffic goes on over
+# a TOS 0 connection made before. Then 100 connections of our own against
+# the netns's share alone (the host's bound far above it): the share
+# binds as the host's bound did. Last, rds_rdma anew (the
 # paths the refused requests made keep trying to connect, and fill the
 # netns's share once the bound is back), one connection, and with the rxe
 # devices gone, and every connection with them: ring_memory is 0. Small rings (64
@@ -45,14 +48,16 @@ small_rings() {
 		net.rds.ib.srq=0
 }
 
-# rds_traffic over TOS 0 while rds_many.py opens the others.
-local_flood() {
-	local n=$1 tpid rc=0
+# beside CMD...: rds_traffic over a TOS 0 connection made before, while
+# CMD opens (or asks for) the others.
+beside() {
+	local tpid rc=0
 
+	ib_warm $IA $IB || { echo "# no TOS 0 connection $IA -> $IB"; return 1; }
 	"$BIN/rds_traffic" -T ib -a $IA -b $IB -n "$(ib_count 2000 500)" \
 		-m 8192 -t 400 &
 	tpid=$!
-	$MANY $IA $IB "$n" $((4 << 20)) || rc=1
+	"$@" || rc=1
 	wait $tpid || { echo "# rds_traffic over TOS 0 failed"; rc=1; }
 	return $rc
 }
@@ -70,16 +75,19 @@ memory_returns() {
 	ib_rxe_gone_ring_memory_zero
 }
 
-ktap_plan 8
+ktap_plan 10
 ib_start "rxe pair and rds_rdma set up" small_rings
 ib_first_ping "rds-ping $IA -> $IB" 8 $IA $IB
 ktap_test "the bound's defaults; ring_memory read only" defaults || ib_diag
 ktap_test "200 connections of our own under the bound, TOS 0 traffic goes on" \
-	local_flood 200 || ib_diag
+	beside $MANY $IA $IB 200 $((4 << 20)) || ib_diag
 ktap_test "rds_rdma reloaded" reload || ib_diag
-ktap_test "a peer's 200 requests under the bound: refused as a limit" \
-	$PEER memory $IB $IA 200 $((4 << 20)) || ib_diag
+ktap_test "a peer's 200 requests under the bound: refused as a limit, TOS 0 traffic goes on" \
+	beside $PEER memory $IB $IA 200 $((4 << 20)) || ib_diag
 ktap_test "rds_rdma reloaded again" reload || ib_diag
+ktap_test "100 connections under the netns's share alone, TOS 0 traffic goes on" \
+	beside $MANY $IA $IB 100 $((4 << 20)) netns || ib_diag
+ktap_test "rds_rdma reloaded a third time" reload || ib_diag
 ktap_test "the rxe devices gone: ring_memory 0" memory_returns || ib_diag
 ib_cleanup
 ktap_finished
