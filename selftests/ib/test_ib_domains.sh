@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rds-ci-debug: run: IB devices and PDs coming and going across namespaces
 # rds-cost: 60
 #
 # One protection domain per network namespace and RDMA device (issue 24,

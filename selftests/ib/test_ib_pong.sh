@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rds-cost: 90
-# rds-ci-debug: run: pongs sent from the IB receive softirq (lockdep)
 #
 # Pongs over RDS/IB go out from the receive completion that took the ping,
 # not from the send work (issue #27): rds-ping is answered and

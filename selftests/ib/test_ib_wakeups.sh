@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rds-cost: 60
-# rds-ci-debug: run: the receive CQ's own poller, in softirq (lockdep, KASAN)
 #
 # One wakeup a run of the receive CQ's poller, not a message (issue #27):
 # RDS/IB polls its receive CQ itself and wakes each socket's reader once
