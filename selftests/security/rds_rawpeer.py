@@ -11,8 +11,10 @@
 #   rds_rawpeer.py forge SRC DST               probe, then a forged 1 -> 0
 #   rds_rawpeer.py forge-sportidx SRC DST      the same after a probe with
 #                                              SPORT_IDX, then path 0 again
-#   rds_rawpeer.py chain SRC DST LAYOUT PORT   a probe in LAYOUT (see
-#                                              CHAINS), then path 0 again
+#   rds_rawpeer.py chain SRC DST LAYOUT PORT [FIRST]  a probe (FIRST's
+#                                              layout if given), one in
+#                                              LAYOUT (see CHAINS), their
+#                                              pongs, then path 0 again
 #   rds_rawpeer.py wrong-lane SRC DST PORT     path 3 first, then path 0
 #   rds_rawpeer.py lane-reconnect SRC DST PORT DPORT  path 3 again from
 #                                              another port of its group
@@ -39,12 +41,18 @@ FLAG_CONG_BITMAP = 0x01
 FLAG_RETRANSMITTED = 0x04
 FLAG_EXTHDR_EXTENSION = 0x20	# upstream 2026: several extensions
 EXT_RDMA = 2
+EXT_RDMA_DEST = 3
 EXT_RDMA_BYTES = 4	# upstream 2026
 EXT_NPATHS = 5
 EXT_GEN_NUM = 6
 EXT_UEK_CAP = 7		# UEK only
 EXT_SPORT_IDX = 8
 EXT_UEK_CSUM = 9	# UEK only
+EXT_UNKNOWN = 0x0a	# the first type nobody defines
+# Payload sizes of the types ours knows, for ext_types().
+EXT_SIZES = {1: 4, EXT_RDMA: 4, EXT_RDMA_DEST: 8, EXT_RDMA_BYTES: 8,
+	     EXT_NPATHS: 2, EXT_GEN_NUM: 4, EXT_UEK_CAP: 4, EXT_SPORT_IDX: 1,
+	     EXT_UEK_CSUM: 8}
 CONG_MAP_BYTES = 65536 // 8
 
 
@@ -92,8 +100,27 @@ CHAINS = {
 	# all 16 bytes, no RDS_EXTHDR_NONE at the end
 	"full-16": ext(EXT_GEN_NUM, "I", 0x1234) + NPATHS_8 * 3 + SPORT_0,
 	# a type nobody defines, below 16: the walk cannot know its size
-	"unknown-first": ext(0x0a) + NPATHS_8 + SPORT_0,
+	"unknown-first": ext(EXT_UNKNOWN) + NPATHS_8 + SPORT_0,
+	# the same after known ones: those count, the walk stops at it
+	"known-then-unknown": NPATHS_8 + ext(EXT_GEN_NUM, "I", 0x1234) +
+			      ext(EXT_UNKNOWN) + SPORT_0,
 }
+
+
+def ext_types(exthdr):
+	"""The names of the extensions in @exthdr, walked as ours walks
+	them: up to RDS_EXTHDR_NONE, the end, or a type of unknown size.
+	"""
+	names = {EXT_NPATHS: "NPATHS", EXT_GEN_NUM: "GEN_NUM",
+		 EXT_SPORT_IDX: "SPORT_IDX"}
+	pos, found = 0, []
+	while pos < len(exthdr) and exthdr[pos]:
+		size = EXT_SIZES.get(exthdr[pos])
+		if size is None or pos + 1 + size > len(exthdr):
+			break
+		found.append(names.get(exthdr[pos], str(exthdr[pos])))
+		pos += 1 + size
+	return found
 
 
 def connect(src, dst, sport=0):
@@ -248,22 +275,48 @@ def forge_sportidx(src, dst):
 	return 0
 
 
-def chain(src, dst, layout, port):
-	"""Path 0 from @port with a probe that says nothing of source ports
-	(NPATHS, GEN_NUM), then one whose extensions are laid out as
-	CHAINS[@layout], then a second connection from @port + 8 (path 0's
-	group) while path 0 is up. An acceptor whose walk reached SPORT_IDX
-	takes it as path 0 again and closes the old one as stale
+def read_pong(s, end):
+	"""The extension bytes of the next pong (0 -> 1) on @s, or None."""
+	while True:
+		m = read_msg(s, end)
+		if m is None or (m[0], m[1]) == (0, 1):
+			return m and m[2]
+
+
+def pong_kind(exthdr):
+	"""How the other side took the probe a pong answers: "handshake" when
+	the pong carries a path count, "plain" when it does not (a ping's
+	answer), "none" when no pong came.
+	"""
+	if exthdr is None:
+		return "none"
+	return "handshake" if "NPATHS" in ext_types(exthdr) else "plain"
+
+
+def chain(src, dst, layout, port, first=None):
+	"""Path 0 from @port with a probe laid out as CHAINS[@first], or one
+	that says nothing of source ports (NPATHS, GEN_NUM), then one whose
+	extensions are laid out as CHAINS[@layout]; prints how the other side
+	took the second (its pong). Then a second connection from @port + 8
+	(path 0's group) while path 0 is up. An acceptor whose walk reached
+	SPORT_IDX takes it as path 0 again and closes the old one as stale
 	(tcp_listen_closed_stale); otherwise as the next path.
 	"""
 	p0 = connect(src, dst, port)
+	p0.sendall(header(1, 1, 0, ext=CHAINS[first] if first else probe_ext()))
+	# The first probe's pong before the second probe, so that the next
+	# pong is the second's.
+	if read_pong(p0, time.time() + 30) is None:
+		print("no pong to the first probe", flush=True)
+	p0.sendall(header(2, 1, 0, ext=CHAINS[layout]))
+	print("probe %s sent: %s" % (layout, CHAINS[layout].hex()), flush=True)
+	pong = read_pong(p0, time.time() + 30)
+	print("its pong: %s%s" % (pong_kind(pong),
+				  pong and " (%s)" % ",".join(ext_types(pong)) or ""),
+	      flush=True)
 	stop = threading.Event()
 	t = threading.Thread(target=drain, args=(p0, stop), daemon=True)
 	t.start()
-	p0.sendall(header(1, 1, 0, ext=probe_ext()))
-	time.sleep(0.5)
-	p0.sendall(header(2, 1, 0, ext=CHAINS[layout]))
-	print("probe %s sent: %s" % (layout, CHAINS[layout].hex()), flush=True)
 	time.sleep(1)
 	p1 = connect(src, dst, port + 8)
 	print("second connection from port %d (path 0's group)" % (port + 8), flush=True)
@@ -663,6 +716,16 @@ def hostile(src, dst, dport, case):
 			  header(2, 1, 0, ext=ext_overrun) +
 			  msg(3, dport, b"ext-junk", ext=ext_junk) +
 			  msg(4, dport, b"ext-overrun", ext=ext_overrun))
+	elif case == "ext-known-unknown":
+		# known extensions, then an unknown type: the walk takes the
+		# known ones (RDMA_DEST: the reader gets its cookie) and stops
+		# at the unknown (an RDMA_DEST after it is not seen)
+		dest = ext(EXT_RDMA_DEST, "II", 0x1234, 0x5678)
+		after = (ext(EXT_RDMA, "I", 0x4321) + ext(EXT_UNKNOWN) +
+			 ext(EXT_RDMA_DEST, "II", 0x9abc, 0xdef0))
+		send_case(src, dst, msg(1, dport, b"ext-dest-unknown",
+					ext=dest + ext(EXT_UNKNOWN)) +
+			  msg(2, dport, b"ext-unknown-dest", ext=after))
 	elif case == "ext-2026":
 		# upstream 2026 and UEK extensions on data: the flag, RDMA_BYTES
 		# after RDMA (what upstream's IB sends), UEK's two
@@ -729,7 +792,8 @@ def main(argv):
 	elif cmd == "wrong-lane":
 		return wrong_lane(argv[2], argv[3], int(argv[4]))
 	elif cmd == "chain":
-		chain(argv[2], argv[3], argv[4], int(argv[5]))
+		chain(argv[2], argv[3], argv[4], int(argv[5]),
+		      argv[6] if len(argv) > 6 else None)
 	elif cmd == "stale":
 		stale(argv[2], argv[3], int(argv[4]), argv[5], float(argv[6]))
 	elif cmd == "hostile":

@@ -26,10 +26,12 @@ counter() {
 # listen NS ADDR PORT SECS [COUNT]: bind, print "bound", then every message
 # that arrives within SECS seconds, one a line, until then or, given COUNT,
 # until COUNT have arrived: a generous limit then costs nothing when all
-# goes well.
+# goes well. A message that brought an RDS_CMSG_RDMA_DEST (the sender's
+# RDS_EXTHDR_RDMA_DEST) has " rdma_dest=COOKIE" after it.
 listen() {
 	ip netns exec "$1" python3 - "$2" "$3" "$4" "${5:-0}" <<-'PY'
-	import socket, sys, time
+	import socket, struct, sys, time
+	SOL_RDS, RDS_CMSG_RDMA_DEST = 276, 2
 	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 	s.bind((sys.argv[1], int(sys.argv[2])))
 	print("bound", flush=True)
@@ -39,10 +41,13 @@ listen() {
 	    left -= 1
 	    s.settimeout(max(end - time.time(), 0.01))
 	    try:
-	        data = s.recv(65536)
+	        data, anc, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(8))
 	    except socket.timeout:
 	        break
-	    print(data.decode(errors="replace"), flush=True)
+	    dest = "".join(" rdma_dest=%#x" % struct.unpack("=Q", d)[0]
+	                   for level, kind, d in anc
+	                   if (level, kind) == (SOL_RDS, RDS_CMSG_RDMA_DEST))
+	    print(data.decode(errors="replace") + dest, flush=True)
 	PY
 }
 

@@ -9,8 +9,9 @@
 # source ports carrying path indexes. Probes laid out as upstream's 2026
 # series and UEK send them (several extensions, types 4, 7 and 9 before the
 # ones that matter, all 16 bytes) are understood; an unknown type ends the
-# walk. A connection accepted on a path its source port does not name is
-# dropped once a handshake says the ports name paths, as upstream does.
+# walk, after the known types before it have been taken. A connection
+# accepted on a path its source port does not name is dropped once a
+# handshake says the ports name paths, as upstream does.
 # As the client of an upstream 2026 server, ours sends upstream's probe,
 # connects each path from its own port group, drops paths 1..N when the
 # server's generation changes, closes when the server half-closes, and
@@ -53,20 +54,23 @@ forged_sportidx() {
 	[ "$after" -gt "$before" ]
 }
 
-# chain_sportidx LAYOUT PORT EXPECT: a probe whose extensions are laid out
-# as LAYOUT (rds_rawpeer.py's CHAINS) after one that said nothing of source
-# ports; EXPECT "mapped" when the walk must reach its SPORT_IDX (a second
-# connection of path 0's group closes the first as stale), "not mapped"
-# when it must stop before.
+# chain_sportidx LAYOUT PORT EXPECT PONG [FIRST]: a probe whose extensions
+# are laid out as LAYOUT (rds_rawpeer.py's CHAINS) after one laid out as
+# FIRST, or one that said nothing of source ports; EXPECT "mapped" when
+# the walk must reach its SPORT_IDX (a second connection of path 0's group
+# closes the first as stale), "not mapped" when it must not. PONG is how
+# the probe must be taken: "handshake" when the walk finds its NPATHS (the
+# pong carries ours), "plain" when not (a ping's pong).
 chain_sportidx() {
-	local before after got
+	local before after got out
 	before=$(counter tcp_listen_closed_stale)
-	rawpeer chain "$1" "$2" || return 1
+	out=$(rawpeer chain "$1" "$2" ${5:+"$5"}) || { echo "$out"; return 1; }
+	echo "$out"
 	after=$(counter tcp_listen_closed_stale)
 	got=mapped
 	[ "$after" -gt "$before" ] || got="not mapped"
 	echo "tcp_listen_closed_stale: $before -> $after: source ports $got"
-	[ "$got" = "$3" ]
+	[ "$got" = "$3" ] && grep -q "^its pong: $4\b" <<<"$out"
 }
 
 # wrong_lane: over IPv6, a connection the test has not used (so the
@@ -163,7 +167,7 @@ s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $src $dst || rc=1
 	return $rc
 }
 
-ktap_plan 18
+ktap_plan 19
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -174,19 +178,27 @@ ktap_test "a forged 1 -> 0 leaves the source-port path mapping" forged_sportidx
 # Extension chains as upstream's 2026 series and UEK send them (each from
 # its own port group: the last one's ports linger in TIME_WAIT).
 ktap_test "probe as upstream 2026 sends it: SPORT_IDX found" \
-	chain_sportidx upstream-2026 40016 mapped
+	chain_sportidx upstream-2026 40016 mapped handshake
 ktap_test "probe as UEK sends it (no generation): SPORT_IDX found" \
-	chain_sportidx uek 40032 mapped
+	chain_sportidx uek 40032 mapped handshake
 ktap_test "RDMA_BYTES (type 4) first: stepped over, SPORT_IDX found" \
-	chain_sportidx rdma-bytes-first 40048 mapped
+	chain_sportidx rdma-bytes-first 40048 mapped handshake
 ktap_test "UEK's type 7 first: stepped over, SPORT_IDX found" \
-	chain_sportidx uek-cap-first 40064 mapped
+	chain_sportidx uek-cap-first 40064 mapped handshake
 ktap_test "UEK's type 9 first: stepped over, SPORT_IDX found" \
-	chain_sportidx uek-csum-first 40080 mapped
+	chain_sportidx uek-csum-first 40080 mapped handshake
 ktap_test "16 bytes of extensions, no terminator: SPORT_IDX found" \
-	chain_sportidx full-16 40096 mapped
+	chain_sportidx full-16 40096 mapped handshake
+# After upstream's probe mapped source ports: the known ones make it a
+# handshake, and what it says of source ports (nothing, the walk having
+# stopped) replaces what upstream's said. Right after a point that left
+# them mapped, so that path 0's connection is taken as path 0 for its
+# port, whatever state the last one's paths are still in.
+ktap_test "known types, then an unknown one: those taken, the walk stops at it" \
+	chain_sportidx known-then-unknown 40112 "not mapped" handshake \
+	upstream-2026
 ktap_test "an unknown type first: the walk stops, no handshake" \
-	chain_sportidx unknown-first 40112 "not mapped"
+	chain_sportidx unknown-first 40128 "not mapped" plain
 ktap_test "path 3 accepted first as path 0: dropped once the pong says so" \
 	wrong_lane
 ktap_test "path 3 back from another port of its group: its sequence kept, nothing twice" \

@@ -7,8 +7,10 @@
 # resets the connection, and the reset is counted; what only looks odd
 # (unknown extension headers, sequence jumps, a congestion map of the wrong
 # size, data before the multipath handshake) is dropped or delivered as
-# in-tree would; a number again on its connection, which in-tree would
-# deliver twice when not flagged as retransmitted, is dropped. After every
+# in-tree would; an unknown extension type ends the walk of a message's
+# extensions, the known ones before it taken; a number again on its
+# connection, which in-tree would deliver twice when not flagged as
+# retransmitted, is dropped. After every
 # case rds-b still answers rds-a's pings over IPv6 (a connection the
 # hostile one shares nothing with), and at the end over IPv4 too; its
 # unreclaimable slab has not grown; dmesg stays clean.
@@ -107,6 +109,16 @@ ext_delivered() {
 	hostile ext-unknown && sleep 1 && delivered ext-junk && delivered ext-overrun
 }
 
+# ext_known_unknown: the walk of a message's extensions takes the known
+# ones before an unknown type (the reader gets the RDMA_DEST's cookie,
+# r_key 0x1234 at offset 0x5678) and stops at it (an RDMA_DEST after it
+# gives none).
+ext_known_unknown() {
+	hostile ext-known-unknown && sleep 1 &&
+		delivered "ext-dest-unknown rdma_dest=0x567800001234" &&
+		delivered ext-unknown-dest
+}
+
 ext_2026_delivered() {
 	hostile ext-2026 && sleep 1 && delivered ext-rdma-bytes && delivered ext-uek
 }
@@ -146,7 +158,7 @@ slab_settled() {
 # A quarter of the connections on slow kernels, where each costs ten times
 # as much.
 export RDS_HOSTILE_CONNS=$(tcp_count 1000 250)
-ktap_plan 15
+ktap_plan 16
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 tcp_warm $A6 $B6 >/dev/null
 listen $B $B4 4000 600 >"$log" 2>&1 &
@@ -159,6 +171,8 @@ ktap_test "unknown and overrunning extension headers: messages still delivered" 
 	ext_delivered
 ktap_test "upstream 2026 and UEK extension headers on data: delivered" \
 	ext_2026_delivered
+ktap_test "known extension headers, then an unknown type: those taken, the walk stops" \
+	ext_known_unknown
 ktap_test "sequence numbers ahead, old, far, wrapping, 0: the old retransmission dropped" \
 	old_seq_dropped
 ktap_test "a number again on its connection, unflagged: dropped; a new connection starts over" \
