@@ -20,15 +20,21 @@
 #                                              another port of its group
 #   rds_rawpeer.py lanes SRC DST PORT DPORT N  an upstream 2026 client of
 #                                              N paths, each sending once
-#   rds_rawpeer.py serve ADDR PORT SECS [N]    an upstream 2026 server of N
-#                                              paths (8), the other side its
-#                                              client
+#   rds_rawpeer.py serve ADDR PORT SECS N DIR  an upstream 2026 server of N
+#                                              paths, the other side its
+#                                              client, checking what it sends
+#   rds_rawpeer.py feed SRC DST PORT DIR       serve's client: our sockets,
+#                                              numbered messages until
+#                                              DIR/stop appears
 #   rds_rawpeer.py stale SRC DST PORT MODE SECS  a congestion map on path 1
 #   rds_rawpeer.py hostile SRC DST DPORT CASE  one malformed input (see CASES)
 #
 # Exit status 0 when the scenario ran; what the other side did is printed
 # and checked by the calling test.
+import collections
+import errno
 import os
+import selectors
 import socket
 import struct
 import sys
@@ -464,14 +470,6 @@ def read_msg(s, end):
 	return sport, dport, exthdr
 
 
-def read_probe(s, end):
-	"""The extension bytes of the next probe (1 -> 0) on @s, or None."""
-	while True:
-		m = read_msg(s, end)
-		if m is None or (m[0], m[1]) == (1, 0):
-			return m and m[2]
-
-
 def probe_is_2026(exthdr):
 	"""Upstream 2026's probe: NPATHS 8, a generation, SPORT_IDX 0."""
 	return (exthdr[:4] == bytes([EXT_NPATHS, 0, 8, EXT_GEN_NUM]) and
@@ -479,99 +477,391 @@ def probe_is_2026(exthdr):
 		exthdr[8:] == bytes([EXT_SPORT_IDX, 0]) + b"\0" * 6)
 
 
-def serve(addr, port, secs, npaths=8):
-	"""Plays an upstream 2026 server of @npaths paths for a client that
-	connects to @addr (its 16385 redirected to @port). Its path 0 must
-	come from a port of path 0's group with upstream's probe; once
-	answered, paths 1..@npaths-1 from their own groups, and no other; a
-	pong with a new generation (we restarted) must make it drop those; a
-	half-close of path 0 (upstream's shutdown now half-closes first) must
-	get the client's close within 5 s; and its path 0 again must come
-	with a probe. Prints each check.
-	"""
-	failed = []
+# serve's client has a socket on each of FEED_PORTS ports from a multiple
+# of 8: ours puts a socket's messages on the path its port names (modulo
+# 8, then modulo the peer's path count), so every path gets some.
+FEED_PORTS = 8
+# How long serve keeps the pong to the first probe: meanwhile our client
+# must put every socket's messages on path 0.
+PONG_HOLD = 2
+# How long serve lets traffic run on the paths as they are after each
+# change, so that the next change finds messages in flight on each.
+SETTLE = 1
 
-	def check(ok, what):
-		print("%s: %s" % ("ok" if ok else "FAILED", what), flush=True)
+
+def feed_send(s, body, dst, end):
+	"""Sends @body on @s without waiting; while the socket has no room,
+	tries again until @end. False, said why, on anything else.
+	"""
+	while True:
+		try:
+			s.sendto(body, socket.MSG_DONTWAIT, dst)
+			return True
+		except OSError as e:
+			if (e.errno not in (errno.EAGAIN, errno.ENOBUFS) or
+			    time.time() > end):
+				print("send %s: %s" % (body.decode(), e), flush=True)
+				return False
+		time.sleep(0.01)
+
+
+def feed(src, dst, port, ctl, secs=180):
+	"""Our stack as serve's client: a socket on each of @port..@port+7
+	sends "PORT N" to @dst, N counting from 0, a round every 20 ms, until
+	@ctl/stop appears; then each sends "PORT end N", N its count.
+	Without waiting: before the handshake, a send that does not wait for
+	it takes path 0, which is what serve checks. Then waits for
+	@ctl/done before closing, as a closed socket's messages not yet
+	acknowledged are dropped.
+	"""
+	socks = []
+	for i in range(FEED_PORTS):
+		s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+		s.bind((src, port + i))
+		socks.append(s)
+	counts = [0] * FEED_PORTS
+	end = time.time() + secs
+	while not os.path.exists(os.path.join(ctl, "stop")):
+		if time.time() > end:
+			print("no stop from serve in %d s" % secs, flush=True)
+			return 1
+		for i, s in enumerate(socks):
+			if not feed_send(s, b"%d %d" % (port + i, counts[i]),
+					 (dst, port), end):
+				return 1
+			counts[i] += 1
+		time.sleep(0.02)
+	for i, s in enumerate(socks):
+		if not feed_send(s, b"%d end %d" % (port + i, counts[i]),
+				 (dst, port), end):
+			return 1
+	print("sent from ports %d..%d: %s, then their ends" %
+	      (port, port + FEED_PORTS - 1, counts), flush=True)
+	while not os.path.exists(os.path.join(ctl, "done")):
+		if time.time() > end + 60:
+			print("no done from serve", flush=True)
+			return 1
+		time.sleep(0.1)
+	return 0
+
+
+class ServedConn:
+	"""One of the client's connections to serve: the path its source port
+	names, and the bytes it sent that are not taken yet.
+	"""
+	def __init__(self, sock, port, nr):
+		self.sock = sock
+		self.port = port
+		self.lane = port % 8
+		self.nr = nr		# the how manyth accepted
+		self.buf = b""
+		self.closed = False	# by the client: end of stream or reset
+		self.msgs = 0		# its data messages taken
+
+
+class Serve:
+	"""The receive side of an upstream 2026 server of @npaths paths, as
+	serve plays it. A path's sequence numbers go on across its
+	connections (the receive sequence is the path's, not the
+	connection's): one below the next expected must be a retransmission
+	of what that number brought, dropped, as upstream drops it; anything
+	else must be the next. A path's newer connection is read only once
+	its older ones are closed, as what those carried was sent first.
+	"""
+	def __init__(self, addr, port, npaths):
+		self.npaths = npaths
+		self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+		self.ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+		self.ls.bind((addr, port))
+		self.ls.listen(64)
+		self.sel = selectors.DefaultSelector()
+		self.sel.register(self.ls, selectors.EVENT_READ)
+		self.conns = []
+		self.beyond = []	# ports of paths beyond npaths
+		self.failed = []
+		self.pong_at = None	# when the first pong went
+		self.gen = 0x1234
+		self.tx_seq = 0
+		self.next_rx = {}	# path -> the sequence number it expects
+		self.taken = {}		# (path, seq) -> what it brought
+		self.old = collections.Counter()	# path -> retransmissions dropped
+		self.early = collections.Counter()	# port -> on path 0 before the pong
+		self.got = collections.defaultdict(list)	# port -> its numbers
+		self.ends = {}		# port -> its count, from its end
+		self.probes = []	# (connection, extension bytes)
+
+	def check(self, ok, what):
 		if not ok:
-			failed.append(what)
+			self.failed.append(what)
+		if ok or len(self.failed) <= 20:
+			print("%s: %s" % ("ok" if ok else "FAILED", what), flush=True)
 		return ok
 
-	ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	ls.bind((addr, port))
-	ls.listen(64)
-	print("listening", flush=True)
+	def pump(self, done, secs):
+		"""Serves until done() or for @secs seconds; returns done()."""
+		end = time.time() + secs
+		while not done() and time.time() < end:
+			wait = min(0.2, max(0.01, end - time.time()))
+			for key, _ in self.sel.select(wait):
+				if key.data is None:
+					self.accept()
+				else:
+					self.read(key.data)
+		return done()
 
-	def accept(end):
-		ls.settimeout(max(0.01, end - time.time()))
+	def accept(self):
+		sock, peer = self.ls.accept()
+		c = ServedConn(sock, peer[1], len(self.conns))
+		print("connection %d: path %d from port %d" % (c.nr, c.lane, c.port),
+		      flush=True)
+		if c.lane and self.pong_at is None:
+			self.check(False, "path %d connected before the pong" % c.lane)
+		if c.lane >= self.npaths:
+			# Refused, as upstream refuses it.
+			self.beyond.append(c.port)
+			sock.close()
+			return
+		self.conns.append(c)
+		self.sel.register(sock, selectors.EVENT_READ, c)
+
+	def read(self, c):
+		# Our client moves a socket from path 0 to its own path once
+		# what it sent on path 0 is acknowledged, which is once it is in
+		# our receive queue, not once we read it: take that first, or
+		# the socket's messages would seem out of order.
+		if c.lane:
+			for c0 in self.conns:
+				if c0.lane == 0:
+					self.recv(c0, False)
+		self.recv(c, True)
+
+	def recv(self, c, ready):
+		"""Reads @c: once when select said it is @ready, else all it has
+		queued.
+		"""
+		flags = 0 if ready else socket.MSG_DONTWAIT
+		while not c.closed:
+			try:
+				data = c.sock.recv(65536, flags)
+			except BlockingIOError:
+				break
+			except OSError:
+				data = b""
+			if data:
+				c.buf += data
+			else:
+				c.closed = True
+				self.sel.unregister(c.sock)
+				c.sock.close()
+			if ready:
+				break
+		self.take(c.lane)
+
+	def take(self, lane):
+		"""Takes the messages of @lane's connections, oldest first, up to
+		the first one still open.
+		"""
+		for c in self.conns:
+			if c.lane != lane:
+				continue
+			pos = 0
+			while len(c.buf) - pos >= HDR.size:
+				(seq, _, length, sport, dport, flags, _, _, _,
+				 exthdr) = HDR.unpack_from(c.buf, pos)
+				if len(c.buf) - pos < HDR.size + length:
+					break
+				body = c.buf[pos + HDR.size:pos + HDR.size + length]
+				pos += HDR.size + length
+				self.message(c, seq, sport, dport, flags, exthdr, body)
+			c.buf = c.buf[pos:]
+			if not c.closed:
+				return
+			if c.buf:
+				# Cut off by the close: it comes again.
+				print("path %d: %d bytes of a message cut off" %
+				      (lane, len(c.buf)), flush=True)
+				c.buf = b""
+
+	def message(self, c, seq, sport, dport, flags, exthdr, body):
+		if flags & FLAG_CONG_BITMAP:
+			return		# a map has no sequence number
+		lane = c.lane
+		want = self.next_rx.get(lane, 1)
+		if seq < want:
+			if not flags & FLAG_RETRANSMITTED:
+				self.check(False, "path %d: %d again, unflagged, %d expected" %
+					   (lane, seq, want))
+			elif self.taken.get((lane, seq)) != (sport, dport, body):
+				self.check(False, "path %d: %d retransmitted, another message" %
+					   (lane, seq))
+			self.old[lane] += 1
+			return
+		if seq > want:
+			self.check(False, "path %d: %d after %d, %d missing" %
+				   (lane, seq, want - 1, seq - want))
+		self.next_rx[lane] = seq + 1
+		self.taken[(lane, seq)] = (sport, dport, body)
+		if (sport, dport) == (1, 0):
+			if lane:
+				self.check(False, "a probe on path %d" % lane)
+				return
+			self.probes.append((c, exthdr))
+			if self.pong_at is not None and not c.closed:
+				self.pong(c)
+			return
+		if not dport:
+			return		# a ping or pong
+		c.msgs += 1
+		if self.pong_at is None:
+			self.early[sport] += 1
+		elif lane and lane != sport % 8 % self.npaths:
+			self.check(False, "path %d: a message from port %d" % (lane, sport))
+		words = body.split()
 		try:
-			return ls.accept()
-		except socket.timeout:
-			return None, None
+			if int(words[0]) != sport:
+				raise ValueError
+			if words[1:2] == [b"end"]:
+				self.ends[sport] = int(words[2])
+			else:
+				self.got[sport].append(int(words[1]))
+		except (IndexError, ValueError):
+			self.check(False, "path %d: from port %d, %r" % (lane, sport, body))
 
-	end = time.time() + secs
-	p0, peer = accept(end)
-	if not check(p0 is not None, "the client connected"):
-		return 1
-	check(peer[1] % 8 == 0, "path 0 from port %d" % peer[1])
-	ext0 = read_probe(p0, end)
-	if not check(ext0 is not None, "a probe on path 0"):
-		return 1
-	check(probe_is_2026(ext0), "probe laid out as upstream 2026: %s" % ext0.hex())
-	p0.sendall(header(1, 0, 1, ext=hs_ext(npaths)))
-	lanes = {}
-	while len(lanes) < npaths - 1 and time.time() < end:
-		s, peer = accept(end)
-		if s is None:
-			break
-		idx = peer[1] % 8
-		check(0 < idx < npaths and idx not in lanes,
-		      "path %d from port %d" % (idx, peer[1]))
-		lanes[idx] = s
-	check(sorted(lanes) == list(range(1, npaths)),
-	      "paths 1..%d connected: %s" % (npaths - 1, sorted(lanes)))
-	if npaths < 8:
-		s, peer = accept(time.time() + 3)
-		if not check(s is None, "no path beyond the %d announced%s" %
-			     (npaths, s and ": one from port %d" % peer[1] or "")):
-			s.close()
+	def pong(self, c):
+		"""Answers a probe, or tells of a new generation, on @c."""
+		self.tx_seq += 1
+		try:
+			c.sock.sendall(header(self.tx_seq, 0, 1,
+					      ext=hs_ext(self.npaths, self.gen)))
+		except OSError as e:
+			print("pong on connection %d: %s" % (c.nr, e), flush=True)
 
-	# A new generation: we restarted, and lost the other paths' state.
-	p0.sendall(header(2, 0, 1, ext=hs_ext(npaths, 0x5678)))
-	end2 = time.time() + 10
-	dropped = [i for i, s in sorted(lanes.items())
-		   if closed_within(s, max(0.01, end2 - time.time()))]
-	check(dropped == sorted(lanes), "new generation: paths %s dropped" % dropped)
+	def lanes_since(self, nr):
+		"""Paths 1..npaths-1 that have a connection accepted as the @nr-th
+		or later that brought data.
+		"""
+		return sorted(set(c.lane for c in self.conns
+				  if c.lane and c.nr >= nr and c.msgs))
 
-	# Half-close path 0, as upstream's shutdown does: the client closes.
-	p0.shutdown(socket.SHUT_WR)
-	t = time.time()
-	closed = closed_within(p0, 5)
-	check(closed, "half-closed path 0: the client closed after %.1f s" %
-	      (time.time() - t))
-	p0.close()
+	def run(self, secs, ctl):
+		check = self.check
+		others = list(range(1, self.npaths))
+		if not check(self.pump(lambda: self.probes, secs), "a probe on path 0"):
+			return
+		p0, ext0 = self.probes[0]
+		check(p0.nr == 0, "the first connection, from port %d, is path 0" %
+		      p0.port)
+		check(probe_is_2026(ext0), "probe laid out as upstream 2026: %s" %
+		      ext0.hex())
 
-	# Path 0 again (paths 1..7 reconnecting meanwhile are left queued).
-	end = time.time() + secs
-	again = None
-	while time.time() < end:
-		s, peer = accept(end)
-		if s is None:
-			break
-		if peer[1] % 8 == 0:
-			again = s
-			break
-		lanes[100 + len(lanes)] = s
-	if check(again is not None, "path 0 connected again"):
-		ext0 = read_probe(again, time.time() + 10)
-		check(ext0 is not None and probe_is_2026(ext0),
-		      "a probe on the new path 0: %s" % (ext0 and ext0.hex()))
-		again.close()
-	for s in lanes.values():
-		s.close()
-	ls.close()
-	return 1 if failed else 0
+		# Until the pong tells our client how many paths there are, all
+		# its sockets' messages take path 0.
+		self.pump(lambda: False, PONG_HOLD)
+		n = sum(k for port, k in self.early.items() if port % 8)
+		check(n > 0, "before the pong, %d messages from the ports of paths "
+		      "1..7, all on path 0" % n)
+		self.pong_at = time.time()
+		self.pong(p0)
+		if others:
+			ok = self.pump(lambda: self.lanes_since(0) == others, 30)
+			check(ok, "after the pong, paths %s connected, each with data" %
+			      self.lanes_since(0))
+		self.pump(lambda: False, SETTLE)
+		if self.npaths < 8:
+			self.pump(lambda: False, 3)
+			check(not self.beyond, "no path beyond the %d announced%s" %
+			      (self.npaths, self.beyond and ": ports %s" % self.beyond or ""))
+
+		# A new generation: we restarted, and lost the other paths' state.
+		old = [c for c in self.conns if c.lane and not c.closed]
+		mark = len(self.conns)
+		self.gen = 0x5678
+		self.pong(p0)
+		ok = self.pump(lambda: all(c.closed for c in old), 10)
+		check(ok, "new generation: paths %s dropped" %
+		      sorted(c.lane for c in old if c.closed))
+		if others:
+			ok = self.pump(lambda: self.lanes_since(mark) == others, 30)
+			check(ok, "paths %s back, each with data" % self.lanes_since(mark))
+			self.pump(lambda: False, SETTLE)
+
+		# Half-close path 0, as upstream's shutdown does: the client closes.
+		if not check(not p0.closed, "path 0 still up"):
+			return
+		nprobes = len(self.probes)
+		p0.sock.shutdown(socket.SHUT_WR)
+		t = time.time()
+		ok = self.pump(lambda: p0.closed, 5)
+		check(ok, "half-closed path 0: the client closed after %.1f s" %
+		      (time.time() - t))
+
+		# Path 0 again, with a probe (answered at once).
+		ok = self.pump(lambda: len(self.probes) > nprobes, secs)
+		if check(ok, "path 0 connected again, with a probe"):
+			c, ext0 = self.probes[nprobes]
+			check(probe_is_2026(ext0), "a probe on the new path 0: %s" %
+			      ext0.hex())
+			check(self.pump(lambda: c.msgs > 0, 30),
+			      "the new path 0 carries data")
+			self.pump(lambda: False, SETTLE)
+
+		# The client stops; each socket's end says how many it sent.
+		open(os.path.join(ctl, "stop"), "w").close()
+		ok = self.pump(lambda: len(self.ends) == FEED_PORTS, 30)
+		check(ok, "the ends of %d ports: %s" % (len(self.ends), sorted(self.ends)))
+		# Anything that would come twice comes now.
+		self.pump(lambda: False, 1)
+		for port in sorted(set(self.got) | set(self.ends)):
+			self.check_port(port)
+		for lane in sorted(self.next_rx):
+			print("path %d: sequence 1..%d, %d retransmissions dropped" %
+			      (lane, self.next_rx[lane] - 1, self.old[lane]), flush=True)
+		for c in self.conns:
+			if c.buf:
+				check(False, "connection %d (path %d): %d bytes not taken, "
+				      "an older connection of its path still open" %
+				      (c.nr, c.lane, len(c.buf)))
+
+	def check_port(self, port):
+		"""Each number from @port once, in order, up to its end."""
+		got, n = self.got[port], self.ends.get(port)
+		if n is not None and got == list(range(n)):
+			self.check(True, "port %d: %d messages, each once, in order" %
+				   (port, n))
+			return
+		seen = collections.Counter(got)
+		missing = [i for i in range(n or 0) if not seen[i]]
+		twice = sorted(i for i, k in seen.items() if k > 1)
+		late = [i for i in got if n is not None and i >= n]
+		self.check(False, "port %d: %d messages of %s; missing %s, twice %s, "
+			   "after its end %s, in order: %s" %
+			   (port, len(got), n, missing[:10], twice[:10], late[:10],
+			    got == sorted(got)))
+
+
+def serve(addr, port, secs, npaths, ctl):
+	"""Plays an upstream 2026 server of @npaths paths for a client that
+	connects to @addr (its 16385 redirected to @port), ours, fed by feed
+	(its control files in @ctl). Its path 0 must come from a port of path
+	0's group with upstream's probe, and until the pong carry every
+	socket's messages; once answered, paths 1..@npaths-1 from their own
+	groups, and no other, carrying the messages of the sockets whose
+	ports name them; a pong with a new generation (we restarted) must
+	make it drop those, and connect them again; a half-close of path 0
+	(upstream's shutdown now half-closes first) must get the client's
+	close within 5 s; and its path 0 again must come with a probe.
+	Through all that each path's sequence numbers go up one by one, and
+	each socket's messages all arrive, once each, in order. Prints each
+	check.
+	"""
+	sv = Serve(addr, port, npaths)
+	print("listening", flush=True)
+	try:
+		sv.run(secs, ctl)
+	finally:
+		for name in ("stop", "done"):
+			open(os.path.join(ctl, name), "w").close()
+	return 1 if sv.failed else 0
 
 
 def cong_map(port):
@@ -787,8 +1077,10 @@ def main(argv):
 	elif cmd == "lanes":
 		return lanes(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]))
 	elif cmd == "serve":
-		return serve(argv[2], int(argv[3]), float(argv[4]),
-			     int(argv[5]) if len(argv) > 5 else 8)
+		return serve(argv[2], int(argv[3]), float(argv[4]), int(argv[5]),
+			     argv[6])
+	elif cmd == "feed":
+		return feed(argv[2], argv[3], int(argv[4]), argv[5])
 	elif cmd == "wrong-lane":
 		return wrong_lane(argv[2], argv[3], int(argv[4]))
 	elif cmd == "chain":

@@ -13,10 +13,12 @@
 # accepted on a path its source port does not name is dropped once a
 # handshake says the ports name paths, as upstream does.
 # As the client of an upstream 2026 server, ours sends upstream's probe,
-# connects each path from its own port group, drops paths 1..N when the
-# server's generation changes, closes when the server half-closes, and
-# probes again on a new path 0. A peer with fewer than 8 paths gets that
-# many, in either role.
+# keeps every socket's messages on path 0 until the pong, connects each
+# path from its own port group, drops paths 1..N when the server's
+# generation changes, closes when the server half-closes, and probes again
+# on a new path 0; through all that each path's sequence numbers go on
+# where they left off, and no message is lost or comes twice. A peer with
+# fewer than 8 paths gets that many, in either role.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../tcp/tcp_lib.sh"
@@ -140,34 +142,37 @@ few_lanes() {
 
 # ours_client SRC DST [N]: ours in rds-a (the smaller address) is the
 # client of a raw peer in rds-b that plays an upstream 2026 server of N
-# paths (rds_rawpeer.py serve); rds-b's own listener is bypassed by a
-# DNAT of 16385 to the raw peer's port (iptables-legacy: the debug kernel
-# has no nf_tables).
+# paths (rds_rawpeer.py serve) and checks what ours sends there from 8
+# sockets, one for each path (rds_rawpeer.py feed); rds-b's own listener
+# is bypassed by a DNAT of 16385 to the raw peer's port (iptables-legacy:
+# the debug kernel has no nf_tables).
 ours_client() {
-	local src=$1 dst=$2 npaths=${3:-8} log pid rc=0
+	local src=$1 dst=$2 npaths=${3:-8} ctl pid feed rc=0
 	[ "$src" = $A4 ] || addr_pair "$src" "$dst" || return 1
-	log=$(mktemp)
+	ctl=$(mktemp -d)
 	ip netns exec $B iptables-legacy -w -t nat -A PREROUTING -p tcp -d $dst \
 		--dport 16385 -j DNAT --to-destination $dst:26385 || return 1
-	timeout 150 ip netns exec $B $RAWPEER serve $dst 26385 60 $npaths >"$log" 2>&1 &
+	timeout 200 ip netns exec $B $RAWPEER serve $dst 26385 60 $npaths "$ctl" \
+		>"$ctl/serve" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
-		grep -q '^listening' "$log" && break
+		grep -q '^listening' "$ctl/serve" && break
 		sleep 0.1
 	done
-	ip netns exec $A python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-s.bind((sys.argv[1], 4000))
-s.sendto(b"to the 2026 server", (sys.argv[2], 4000))' $src $dst || rc=1
+	timeout 300 ip netns exec $A $RAWPEER feed $src $dst 4000 "$ctl" \
+		>"$ctl/feed" 2>&1 &
+	feed=$!
 	wait $pid || rc=1
-	cat "$log"
-	rm -f "$log"
+	# serve says done when it ends, but not when it is killed.
+	touch "$ctl/stop" "$ctl/done"
+	wait $feed || rc=1
+	cat "$ctl/serve" "$ctl/feed"
+	rm -rf "$ctl"
 	ip netns exec $B iptables-legacy -w -t nat -F
 	return $rc
 }
 
-ktap_plan 19
+ktap_plan 20
 ktap_test "load rds_tcp, netns pair" sec_setup || ktap_finished
 ktap_test "bind to port 1 (the probe port) fails with EINVAL" \
 	expect_bind $B $B4 1 EINVAL
@@ -210,5 +215,7 @@ ktap_test "an upstream 2026 client of 3 paths: 3 delivered, path 3 refused" \
 ktap_test "an upstream 2026 client of 1 path: path 1 refused" few_lanes 1 40416
 ktap_test "ours as the client of a 2026 server of 3 paths: paths 1 and 2 only" \
 	ours_client 192.0.2.31 192.0.2.32 3
+ktap_test "ours as the client of a 2026 server of 1 path: everything on path 0" \
+	ours_client 192.0.2.33 192.0.2.34 1
 cleanup_netns
 ktap_finished
