@@ -283,7 +283,8 @@ rds_queues_empty() {
 }
 
 # rds_recv NS ADDR PORT [COUNT [TIMEOUT]]: bind in NS, print "bound", then COUNT
-# (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10).
+# (default 1) messages as "from ADDR:PORT: TEXT". Fails after TIMEOUT s (10)
+# without a message, saying which one it waited for.
 rds_recv() {
 	in_netns "$1" python3 - "$2" "$3" "${4:-1}" "${5:-10}" <<-'EOF'
 	import socket, sys, time
@@ -293,8 +294,13 @@ rds_recv() {
 	s.bind((addr, port))
 	s.settimeout(timeout)
 	print("bound", flush=True)
-	for _ in range(count):
-	    data, src = s.recvfrom(65536)
+	for i in range(count):
+	    try:
+	        data, src = s.recvfrom(65536)
+	    except socket.timeout:
+	        print("rds_recv on %s:%d: no message %d of %d within %g s" %
+	              (addr, port, i + 1, count, timeout), flush=True)
+	        sys.exit(1)
 	    print("from %s:%d: %s" % (src[0], src[1], data.decode(errors="replace")), flush=True)
 	    s.sendto(b"ack:" + data, src)
 	# Closing the socket would drop the last answer if it is still queued.

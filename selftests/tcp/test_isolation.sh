@@ -58,12 +58,18 @@ only_to() {
 # exchange ends; then rds-d sends its own message to its socket, which
 # ends its receiver and would come after a stray: the socket is shown to
 # have been live and reachable, and its first message is rds-d's.
+#
+# That receiver waits through the whole point: the bind wait (10 s), the
+# exchange (its receiver's 40 s), two rds-info and rds_send's 30 s for its
+# answer. rds-d's "end" ends it, so a limit covering all that costs nothing
+# when all goes well; 30 s did not cover a loaded debug guest.
+SELF_WAIT=120
 only_to_self() {
 	local addr=$1 re other rc=0 looped queued
 
 	re="${addr//./\\.}"
 	# rds-d's socket first, bound before anything is sent.
-	rds_recv $D "$addr" 4100 1 30 >"$dir/self" 2>&1 &
+	rds_recv $D "$addr" 4100 1 $SELF_WAIT >"$dir/self" 2>&1 &
 	other=$!
 	for _ in $(seq 100); do
 		grep -q '^bound' "$dir/self" && break
@@ -77,8 +83,15 @@ only_to_self() {
 	# The loopback transport carried it: nothing else connects these.
 	looped=$(rows $B "$re  *$re .*loopback" -n -v)
 	queued=$(rows $D ' 4100 ' -r)
-	rds_send $D "$addr" "$addr" 4100 "end" >/dev/null || rc=1
-	wait $other || rc=1
+	if ! rds_send $D "$addr" "$addr" 4100 "end" >/dev/null; then
+		echo "rds-d's \"end\" to its own $addr:4100 got no answer"
+		rc=1
+	fi
+	if ! wait $other; then
+		echo "rds-d's socket on $addr:4100 did not get rds-d's \"end\"" \
+			"within ${SELF_WAIT} s of its bind"
+		rc=1
+	fi
 	expect "rds-b's loopback connections $addr -> $addr: $looped" \
 		$((looped > 0)) || rc=1
 	expect "queued on rds-d's $addr:4100: $queued" $((queued == 0)) || rc=1
