@@ -7,7 +7,8 @@
  * retransmission and congestion.  A transport owns one thing: moving the wire
  * image of a message (struct rds_header + payload) over one path to the peer,
  * and handing complete incoming messages back.  It is driven from the path's
- * work items on rds_wq:
+ * work items on rds_wq, through the transport of the path's carrier
+ * (t = cp->cp_carrier->ca_trans, see struct rds_carrier):
  *
  *   cp_conn_w  -> t->conn_path_connect()    path is CONNECTING
  *   cp_send_w  -> t->xmit()                 path is UP
@@ -340,7 +341,37 @@ enum {
 };
 
 /*
- * One ordered lane of a connection: one TCP socket, or one IB queue pair.
+ * What a path sends through: one transport connection (a TCP socket, an RC
+ * queue pair) with the transport that drives it.  The path keeps what must
+ * outlive any one transport connection (sequence numbers, queues, the
+ * record of resets); the carrier is the part a failover would replace
+ * (Documentation/rds.rst, "Failover across devices and transports").
+ *
+ * Every path has a home carrier, cp_home, driven by its connection's own
+ * transport (c_trans): that transport's conn_alloc() sets its ca_data and
+ * conn_free() clears it, and the carrier lives and dies with its path.  Any
+ * other carrier (on another device, or of another transport for a path
+ * homed elsewhere) would come from its transport's carrier_alloc() and go
+ * with its carrier_free().
+ *
+ * cp_carrier is the one the path uses.  Nothing moves a path yet: it is
+ * &cp_home from allocation until the path is freed, so it is read without
+ * a lock.  A move will have to exclude every reader: the connect and
+ * shutdown (cp_cm_lock), the sender (RDS_IN_XMIT), the receive work and
+ * the transport's own callbacks.
+ *
+ * A carrier has no lock of its own: ca_data follows its transport's rules,
+ * whose locks nest inside cp_cm_lock (see struct rds_conn_path).
+ */
+struct rds_carrier {
+	struct rds_transport	*ca_trans;
+	struct rds_conn_path	*ca_cp;		/* the path it carries */
+	void			*ca_data;	/* ca_trans's per-path state */
+};
+
+/*
+ * One ordered lane of a connection, sent through one carrier at a time:
+ * one TCP socket, or one IB queue pair.
  *
  * Locks: cp_lock (spinlock, taken with interrupts off) protects
  * cp_send_queue, cp_retrans, cp_next_tx_seq, cp_next_rx_seq, cp_rx_seq_live
@@ -409,7 +440,8 @@ struct rds_conn_path {
 	 */
 	unsigned int		cp_napi_id;
 
-	void			*cp_transport_data;
+	struct rds_carrier	*cp_carrier;	/* see struct rds_carrier */
+	struct rds_carrier	cp_home;
 };
 
 /*
@@ -749,19 +781,41 @@ struct rds_transport {
 	 */
 	void (*sock_bound)(struct net *net);
 	void (*sock_unbound)(struct net *net);
-	/* Per-path state into cp->cp_transport_data, for each path of conn. */
+	/*
+	 * Per-path state into the ca_data of each path's home carrier
+	 * (cp_home), for each path of conn; conn_free() takes it back.
+	 */
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
 	void (*conn_free)(struct rds_connection *conn);
-	/* Start connecting; complete later with rds_connect_path_complete(). */
-	int (*conn_path_connect)(struct rds_conn_path *cp);
 	/*
-	 * Tear the path down; when it returns nothing of the transport runs
-	 * for this path (no callbacks, no queued work of its own).  May
-	 * sleep.  Also called when a connection is destroyed, in whatever
-	 * state the path is, including DOWN with nothing to tear down.
+	 * A carrier of this transport for @cp besides its home one (for a
+	 * path homed on another transport, or on another device of this
+	 * one): its ca_data set up, not connected, or an ERR_PTR.
+	 * carrier_free() frees it after conn_path_shutdown() has run on it.
+	 * Both or neither: NULL for a transport that cannot carry another's
+	 * path (loopback: it has no peer to carry it to).  Nothing moves a
+	 * path yet, so no transport has them so far.
 	 */
-	void (*conn_path_shutdown)(struct rds_conn_path *cp);
+	struct rds_carrier *(*carrier_alloc)(struct rds_conn_path *cp,
+					     gfp_t gfp);
+	void (*carrier_free)(struct rds_carrier *ca);
 	/*
+	 * Start connecting @ca, a carrier of this transport, for its path
+	 * ca->ca_cp; complete later with rds_connect_path_complete().
+	 */
+	int (*conn_path_connect)(struct rds_carrier *ca);
+	/*
+	 * Tear @ca down; when it returns nothing of the transport runs for
+	 * it (no callbacks, no queued work of its own).  May sleep.  Also
+	 * called when a connection is destroyed, in whatever state the path
+	 * is, including DOWN with nothing to tear down.
+	 */
+	void (*conn_path_shutdown)(struct rds_carrier *ca);
+	/*
+	 * xmit(), xmit_path_prepare/complete(), recv_path() and the RDMA
+	 * xmits below take the path: its cp_carrier is this transport's
+	 * while they run (see struct rds_carrier).
+	 *
 	 * Send the wire image of @rm from byte *pos on, advancing *pos.
 	 * Returns 0 when all of it is accepted, -EAGAIN when the path is
 	 * full (the transport queues send work when it has room again), or

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
+#include "carrier.h"
 #include "cong.h"
 #include "connection.h"
 #include "info.h"
@@ -119,6 +120,7 @@ static void rds_conn_path_init(struct rds_connection *conn,
 	INIT_LIST_HEAD(&cp->cp_retrans);
 	mutex_init(&cp->cp_cm_lock);
 	init_waitqueue_head(&cp->cp_waitq);
+	rds_carrier_init_home(cp);
 	rds_conn_path_init_work(cp);
 }
 

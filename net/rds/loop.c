@@ -89,13 +89,13 @@ static void rds_loop_inc_free(struct rds_incoming *inc)
 }
 
 /* Nothing to set up: a loopback path is up as soon as it is asked to be. */
-static int rds_loop_conn_path_connect(struct rds_conn_path *cp)
+static int rds_loop_conn_path_connect(struct rds_carrier *ca)
 {
-	rds_connect_path_complete(cp, RDS_CONN_CONNECTING);
+	rds_connect_path_complete(ca->ca_cp, RDS_CONN_CONNECTING);
 	return 0;
 }
 
-static void rds_loop_conn_path_shutdown(struct rds_conn_path *cp)
+static void rds_loop_conn_path_shutdown(struct rds_carrier *ca)
 {
 }
 
@@ -107,7 +107,9 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 
 /* Not registered: rds_trans_get_preferred() picks it for loopback
  * addresses, and rds_conn_create_outgoing() for local peers of transports
- * that prefer it.  It is part of rds.ko, so it pins no module.
+ * that prefer it.  It is part of rds.ko, so it pins no module.  No
+ * carrier_alloc: a path homed elsewhere has a peer that is not in this
+ * netns, so loopback can never carry it.
  */
 struct rds_transport rds_loop_transport = {
 	.t_name			= "loopback",

@@ -250,7 +250,7 @@ static void rds_connect_worker(struct work_struct *work)
 {
 	struct rds_conn_path *cp = container_of(to_delayed_work(work),
 						struct rds_conn_path, cp_conn_w);
-	struct rds_connection *conn = cp->cp_conn;
+	struct rds_carrier *ca;
 	int ret;
 
 	clear_bit(RDS_RECONNECT_PENDING, &cp->cp_flags);
@@ -261,7 +261,9 @@ static void rds_connect_worker(struct work_struct *work)
 	}
 	cp->cp_conn_attempts++;
 	rds_stats_inc(RDS_STAT_CONN_CONNECT_ATTEMPTS);
-	ret = conn->c_trans->conn_path_connect(cp);
+	/* Under cp_cm_lock, which a move of the carrier will hold too. */
+	ca = cp->cp_carrier;
+	ret = ca->ca_trans->conn_path_connect(ca);
 	mutex_unlock(&cp->cp_cm_lock);
 	if (!ret)
 		return;
@@ -284,11 +286,12 @@ static void rds_recv_worker(struct work_struct *work)
 {
 	struct rds_conn_path *cp = container_of(to_delayed_work(work),
 						struct rds_conn_path, cp_recv_w);
+	struct rds_transport *t = cp->cp_carrier->ca_trans;
 	int ret;
 
-	if (!rds_conn_path_up(cp) || !cp->cp_conn->c_trans->recv_path)
+	if (!rds_conn_path_up(cp) || !t->recv_path)
 		return;
-	ret = cp->cp_conn->c_trans->recv_path(cp);
+	ret = t->recv_path(cp);
 	if (ret == -EAGAIN) {
 		rds_stats_inc(RDS_STAT_RECV_IMMEDIATE_RETRY);
 		rds_path_queue_recv(cp, 0);
@@ -320,7 +323,7 @@ void rds_path_unlock_xmit(struct rds_conn_path *cp)
 static void rds_path_shutdown_transport(struct rds_conn_path *cp)
 {
 	rds_path_lock_xmit(cp);
-	cp->cp_conn->c_trans->conn_path_shutdown(cp);
+	cp->cp_carrier->ca_trans->conn_path_shutdown(cp->cp_carrier);
 	rds_send_path_reset(cp);
 	cp->cp_unacked_packets = 0;
 	cp->cp_unacked_bytes = 0;

@@ -64,7 +64,7 @@ void rds_inc_init(struct rds_incoming *inc, struct rds_conn_path *cp,
 	refcount_set(&inc->i_refcount, 1);
 	INIT_LIST_HEAD(&inc->i_item);
 	inc->i_cp = cp;
-	inc->i_trans = cp ? cp->cp_conn->c_trans : NULL;
+	inc->i_trans = cp ? cp->cp_carrier->ca_trans : NULL;
 	inc->i_tos = cp ? cp->cp_conn->c_tos : 0;
 	if (saddr)
 		inc->i_saddr = *saddr;

@@ -378,10 +378,13 @@ static struct rds_message *rds_send_next(struct rds_conn_path *cp)
 	return rm;
 }
 
-/* Posts @rm's operation ahead of its header (see xmit_rdma). */
+/* Posts @rm's operation ahead of its header (see xmit_rdma).  sendmsg
+ * found the operation in the connection's transport; the carrier is that
+ * transport's own (cp_home) as long as nothing moves a path.
+ */
 static int rds_send_xmit_op(struct rds_conn_path *cp, struct rds_message *rm)
 {
-	struct rds_transport *t = cp->cp_conn->c_trans;
+	struct rds_transport *t = cp->cp_carrier->ca_trans;
 
 	if (rm->m_rdma->op_atomic)
 		return t->xmit_atomic(cp, rm);
@@ -442,7 +445,7 @@ static int rds_send_xmit_one(struct rds_conn_path *cp)
 	if (rds_send_silent(rm)) {
 		rds_send_path_drop_silent(cp, rm);
 	} else {
-		ret = cp->cp_conn->c_trans->xmit(cp, rm, &cp->cp_xmit_pos);
+		ret = cp->cp_carrier->ca_trans->xmit(cp, rm, &cp->cp_xmit_pos);
 		if (ret)
 			return ret;
 	}
@@ -464,7 +467,7 @@ static bool rds_send_pending(struct rds_conn_path *cp)
  */
 static int __rds_send_xmit(struct rds_conn_path *cp, bool answer)
 {
-	struct rds_transport *t = cp->cp_conn->c_trans;
+	struct rds_transport *t = cp->cp_carrier->ca_trans;
 	unsigned int batch = answer ? 1 : RDS_SEND_BATCH;
 	unsigned int sent = 0;
 	int ret;
@@ -569,7 +572,7 @@ static void rds_send_kick(struct rds_conn_path *cp, bool now)
  */
 static void rds_send_answer(struct rds_conn_path *cp, bool alone)
 {
-	if (alone && cp->cp_conn->c_trans->t_xmit_in_softirq &&
+	if (alone && cp->cp_carrier->ca_trans->t_xmit_in_softirq &&
 	    rds_conn_path_up(cp)) {
 		if (!__rds_send_xmit(cp, true))
 			rds_stats_inc(RDS_STAT_SEND_PONG_DIRECT);

@@ -24,6 +24,9 @@ int rds_trans_register(struct rds_transport *trans)
 
 	if (trans->t_type >= RDS_TRANS_COUNT)
 		return -EINVAL;
+	/* A carrier it makes must be one it can free (and vice versa). */
+	if (!trans->carrier_alloc != !trans->carrier_free)
+		return -EINVAL;
 	down_write(&rds_trans_sem);
 	if (rds_transports[trans->t_type])
 		ret = -EEXIST;

@@ -262,10 +262,10 @@ void rds_ib_connect_expired(struct work_struct *work)
 
 /* ---- Active side ------------------------------------------------------- */
 
-int rds_ib_conn_path_connect(struct rds_conn_path *cp)
+int rds_ib_conn_path_connect(struct rds_carrier *ca)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
-	struct rds_connection *conn = cp->cp_conn;
+	struct rds_ib_connection *ic = ca->ca_data;
+	struct rds_connection *conn = ca->ca_cp->cp_conn;
 	struct sockaddr_storage src, dst;
 	struct rdma_cm_id *id;
 	bool v4 = ipv6_addr_v4mapped(&conn->c_faddr);
@@ -696,7 +696,8 @@ static int rds_ib_cm_req(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		why = "path busy";
 		goto reject_put;
 	}
-	ret = rds_ib_accept(cp->cp_transport_data, id, &ev->param.conn, cmn,
+	/* A request to our listener is for the path's home carrier. */
+	ret = rds_ib_accept(cp->cp_home.ca_data, id, &ev->param.conn, cmn,
 			    version, isv6, peer);
 	if (ret) {
 		/* No memory left for its rings (mem.c): later, perhaps. */
@@ -779,9 +780,10 @@ out:
 /* ---- Shutdown ---------------------------------------------------------- */
 
 /* Detach the path from its id, then disconnect, drain and destroy. */
-void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
+void rds_ib_conn_path_shutdown(struct rds_carrier *ca)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_connection *ic = ca->ca_data;
+	struct net *net = rds_conn_net(ca->ca_cp->cp_conn);
 	struct rds_ib_peer *peer;
 	struct rdma_cm_id *id;
 
@@ -807,8 +809,7 @@ void rds_ib_conn_path_shutdown(struct rds_conn_path *cp)
 	rdma_destroy_id(id);
 	/* Once its rings are gone: the limits bound what is allocated. */
 	if (peer)
-		rds_ib_accept_uncharge(rds_ib_net(rds_conn_net(cp->cp_conn)),
-				       peer);
+		rds_ib_accept_uncharge(rds_ib_net(net), peer);
 }
 
 /* ---- Listeners --------------------------------------------------------- */

@@ -140,7 +140,7 @@ static int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		init_llist_head(&ic->i_recv_free);
 		atomic64_set(&ic->i_ack_next, 0);
 		ic->i_proposed_version = RDS_PROTOCOL_4_1;
-		conn->c_path[i].cp_transport_data = ic;
+		conn->c_path[i].cp_home.ca_data = ic;
 	}
 	conn->c_transport_data = ics;
 	return 0;
@@ -164,11 +164,11 @@ static void rds_ib_conn_free(struct rds_connection *conn)
 		 * the deadline again.
 		 */
 		cancel_delayed_work_sync(&ics[i].i_connect_w);
-		rds_ib_conn_path_shutdown(&conn->c_path[i]);
+		rds_ib_conn_path_shutdown(&conn->c_path[i].cp_home);
 		/* The QP is gone: no receive arms it again. */
 		cancel_delayed_work_sync(&ics[i].i_ack_quiet_w);
 		mutex_destroy(&ics[i].i_mutex);
-		conn->c_path[i].cp_transport_data = NULL;
+		conn->c_path[i].cp_home.ca_data = NULL;
 	}
 	conn->c_transport_data = NULL;
 	kfree(ics);

@@ -472,7 +472,8 @@ struct rds_ib_zc_cursor {
 	unsigned int		pos;	/* the payload offset */
 };
 
-/* Per path state (cp->cp_transport_data); IB has one path per connection.
+/* Per path state: the ca_data of a path's home carrier (cp_home); IB has
+ * one path per connection.
  *
  * Lifetime: allocated and freed with the connection.  A path is attached
  * to at most one rdma_cm id at a time: the connect work creates it (active
@@ -726,9 +727,9 @@ void rds_ib_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
 		     u16 port, int dev_if);
 int rds_ib_listen_init(struct rds_ib_net *rin);
 void rds_ib_listen_stop(struct rds_ib_net *rin);
-int rds_ib_conn_path_connect(struct rds_conn_path *cp);
+int rds_ib_conn_path_connect(struct rds_carrier *ca);
 void rds_ib_connect_expired(struct work_struct *work);
-void rds_ib_conn_path_shutdown(struct rds_conn_path *cp);
+void rds_ib_conn_path_shutdown(struct rds_carrier *ca);
 void rds_ib_req_barrier(void);
 
 /* qp.c */

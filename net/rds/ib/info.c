@@ -54,7 +54,7 @@ static void rds_ib_info_conn(struct rds_connection *conn, void *arg)
 	item.src_addr = conn->c_laddr;
 	item.dst_addr = conn->c_faddr;
 	item.tos = conn->c_tos;
-	rds_ib_info_path(conn->c_path[0].cp_transport_data, &item);
+	rds_ib_info_path(conn->c_path[0].cp_home.ca_data, &item);
 
 	if (w->v6) {
 		rds_info_copy(w->iter, &item, sizeof(item));

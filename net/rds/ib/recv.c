@@ -367,7 +367,7 @@ int rds_ib_recv_refill(struct rds_ib_connection *ic, gfp_t gfp,
 /* The receive work: refill the ring.  Shutdown detaches under i_mutex. */
 int rds_ib_recv_path(struct rds_conn_path *cp)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_connection *ic = cp->cp_carrier->ca_data;
 	int ret = 0;
 
 	mutex_lock(&ic->i_mutex);

@@ -438,7 +438,7 @@ static bool rds_ib_op_supported(struct ib_device *dev,
 
 int rds_ib_xmit_rdma(struct rds_conn_path *cp, struct rds_message *rm)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_connection *ic = cp->cp_carrier->ca_data;
 	struct rds_rdma_op *op = rm->m_rdma;
 	struct ib_device *dev;
 	struct rds_ib_rdma *rr;
@@ -779,7 +779,7 @@ static bool rds_ib_send_wait(struct rds_ib_connection *ic, u32 *adv)
 int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		unsigned int *pos)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_connection *ic = cp->cp_carrier->ca_data;
 	const unsigned int hlen = sizeof(struct rds_header);
 	unsigned int off = *pos ? *pos - hlen : 0;
 	unsigned int zc_max;
@@ -834,7 +834,7 @@ int rds_ib_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 /* An ack asked for and not piggybacked on this batch goes out alone. */
 void rds_ib_xmit_path_complete(struct rds_conn_path *cp)
 {
-	struct rds_ib_connection *ic = cp->cp_transport_data;
+	struct rds_ib_connection *ic = cp->cp_carrier->ca_data;
 
 	if (ic->i_qp)
 		rds_ib_attempt_ack(ic);

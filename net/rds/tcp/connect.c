@@ -31,7 +31,7 @@ static void rds_tcp_state_change(struct sock *sk)
 		state_change = sk->sk_state_change;
 		goto out;
 	}
-	tc = cp->cp_transport_data;
+	tc = cp->cp_carrier->ca_data;
 	state_change = tc->t_orig_state_change;
 
 	switch (sk->sk_state) {
@@ -171,9 +171,10 @@ void rds_tcp_path_release(struct rds_tcp_connection *tc)
 	mutex_unlock(&tc->t_conn_path_lock);
 }
 
-void rds_tcp_conn_path_shutdown(struct rds_conn_path *cp)
+void rds_tcp_conn_path_shutdown(struct rds_carrier *ca)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = ca->ca_data;
+	struct rds_conn_path *cp = ca->ca_cp;
 
 	trace_rds_tcp_shutdown(cp);
 	mutex_lock(&tc->t_conn_path_lock);
@@ -461,9 +462,10 @@ err_release:
 	return ret;
 }
 
-int rds_tcp_conn_path_connect(struct rds_conn_path *cp)
+int rds_tcp_conn_path_connect(struct rds_carrier *ca)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = ca->ca_data;
+	struct rds_conn_path *cp = ca->ca_cp;
 	struct rds_connection *conn = cp->cp_conn;
 	int ret = 0;
 

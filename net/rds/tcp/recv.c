@@ -288,7 +288,7 @@ void rds_tcp_data_ready(struct sock *sk)
 		ready = sk->sk_data_ready;
 		goto out;
 	}
-	tc = cp->cp_transport_data;
+	tc = cp->cp_carrier->ca_data;
 	ready = tc->t_orig_data_ready;
 	rds_tcp_stats_inc(RDS_TCP_STAT_DATA_READY_CALLS);
 #ifdef CONFIG_NET_RX_BUSY_POLL
@@ -309,7 +309,7 @@ out:
 /* The receive work: retries what data_ready could not allocate for. */
 int rds_tcp_recv_path(struct rds_conn_path *cp)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = cp->cp_carrier->ca_data;
 	struct sock *sk;
 	int ret;
 

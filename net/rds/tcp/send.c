@@ -151,7 +151,7 @@ static int rds_tcp_send_page(struct socket *sock, struct rds_message *rm,
 int rds_tcp_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 		 unsigned int *pos)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = cp->cp_carrier->ca_data;
 	struct socket *sock = tc->t_sock;
 	const unsigned int hdrlen = sizeof(struct rds_header);
 	int ret;
@@ -195,7 +195,7 @@ int rds_tcp_xmit(struct rds_conn_path *cp, struct rds_message *rm,
 /* Cork while the generic layer hands us a batch: fewer, fuller segments. */
 void rds_tcp_xmit_path_prepare(struct rds_conn_path *cp)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = cp->cp_carrier->ca_data;
 
 	if (tc->t_sock)
 		tcp_sock_set_cork(tc->t_sock->sk, true);
@@ -203,7 +203,7 @@ void rds_tcp_xmit_path_prepare(struct rds_conn_path *cp)
 
 void rds_tcp_xmit_path_complete(struct rds_conn_path *cp)
 {
-	struct rds_tcp_connection *tc = cp->cp_transport_data;
+	struct rds_tcp_connection *tc = cp->cp_carrier->ca_data;
 
 	if (!tc->t_sock)
 		return;
@@ -236,7 +236,7 @@ void rds_tcp_write_space(struct sock *sk)
 		write_space = sk->sk_write_space;
 		goto out;
 	}
-	tc = cp->cp_transport_data;
+	tc = cp->cp_carrier->ca_data;
 	write_space = tc->t_orig_write_space;
 	rds_tcp_stats_inc(RDS_TCP_STAT_WRITE_SPACE_CALLS);
 

@@ -102,7 +102,7 @@ static int rds_tcp_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		tc->t_cpath = &conn->c_path[i];
 		tc->t_tcn = tcn;
 		tc->t_port_group = get_random_u16();
-		conn->c_path[i].cp_transport_data = tc;
+		conn->c_path[i].cp_home.ca_data = tc;
 	}
 	conn->c_transport_data = tcn;
 	return 0;
@@ -121,7 +121,7 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 		cancel_delayed_work_sync(&tc->t_adopt_w);
 		rds_tcp_path_release(tc);
 		mutex_destroy(&tc->t_conn_path_lock);
-		conn->c_path[i].cp_transport_data = NULL;
+		conn->c_path[i].cp_home.ca_data = NULL;
 	}
 	conn->c_transport_data = NULL;
 	kfree(tcn);

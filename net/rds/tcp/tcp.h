@@ -82,7 +82,7 @@ struct rds_tcp_skb_cb {
 
 struct rds_tcp_conn;
 
-/* Per path state, cp->cp_transport_data.
+/* Per path state: the ca_data of a path's home carrier (cp_home).
  *
  * t_conn_path_lock (mutex) serializes everything that attaches or detaches
  * a socket: connect, accept, adopting a parked socket and shutdown.  It
@@ -210,8 +210,8 @@ int rds_tcp_listen_init(struct rds_tcp_net *rtn);
 void rds_tcp_listen_stop(struct rds_tcp_net *rtn);
 
 /* connect.c */
-int rds_tcp_conn_path_connect(struct rds_conn_path *cp);
-void rds_tcp_conn_path_shutdown(struct rds_conn_path *cp);
+int rds_tcp_conn_path_connect(struct rds_carrier *ca);
+void rds_tcp_conn_path_shutdown(struct rds_carrier *ca);
 void rds_tcp_accept_sock(struct rds_tcp_net *rtn, struct socket *sock);
 void rds_tcp_adopt_worker(struct work_struct *work);
 void rds_tcp_sock_reset(struct socket *sock);
