@@ -358,3 +358,25 @@ void json_sock_drops(struct table *t)
 		item_end();
 	}
 }
+
+void json_carriers(struct table *t)
+{
+	struct rds_info_carrier c;
+	size_t off;
+
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each) {
+		item_begin();
+		field_str("local_addr", ipx(&c.laddr), INET6_ADDRSTRLEN);
+		field_str("remote_addr", ipx(&c.faddr), INET6_ADDRSTRLEN);
+		field_u64("tos", c.tos);
+		field_u64("path", c.index);
+		field_str("transport", (const char *)c.transport, TRANSNAMSIZ);
+		field_str("carrier", (const char *)c.carrier, TRANSNAMSIZ);
+		field_str("device", (const char *)c.device, RDS_INFO_DEVNAMSIZ);
+		field_u64("port", c.port);
+		field_bool("home", c.flags & RDS_INFO_CARRIER_HOME);
+		field_u64("moves", c.moves);
+		field_u64("last_move_time", c.last_move_time > 0 ? c.last_move_time : 0);
+		item_end();
+	}
+}

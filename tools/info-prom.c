@@ -409,6 +409,65 @@ static void print_sock_drops(int fd)
 	free(t.buf);
 }
 
+/* One series of @name for the path of carrier @c, its value @v; with
+ * @info, the carrier's own labels too.
+ */
+static void carrier_sample(const char *name, const struct rds_info_carrier *c,
+			   bool info, unsigned long long v)
+{
+	char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN], n[8];
+	char trans[TRANSNAMSIZ + 1], carrier[TRANSNAMSIZ + 1];
+	char device[RDS_INFO_DEVNAMSIZ + 1];
+
+	addr6_str(&c->laddr, local);
+	addr6_str(&c->faddr, remote);
+	memcpy(trans, c->transport, TRANSNAMSIZ);
+	trans[TRANSNAMSIZ] = '\0';
+	printf("%s{", name);
+	label("local", local, false);
+	label("remote", remote, false);
+	snprintf(n, sizeof(n), "%u", c->tos);
+	label("tos", n, false);
+	label("transport", trans, false);
+	snprintf(n, sizeof(n), "%u", c->index);
+	label("path", n, !info);
+	if (info) {
+		memcpy(carrier, c->carrier, TRANSNAMSIZ);
+		carrier[TRANSNAMSIZ] = '\0';
+		memcpy(device, c->device, RDS_INFO_DEVNAMSIZ);
+		device[RDS_INFO_DEVNAMSIZ] = '\0';
+		label("carrier", carrier, false);
+		label("device", device, false);
+		label("home", c->flags & RDS_INFO_CARRIER_HOME ? "1" : "0", true);
+	}
+	printf("%llu\n", v);
+}
+
+/* Ours alone (RDS_INFO_CARRIERS), a row per path like the paths'. */
+static void print_carriers(int fd)
+{
+	struct rds_info_carrier c;
+	struct table t;
+	size_t off;
+
+	if (!read_table(fd, RDS_INFO_CARRIERS, &t))
+		return;
+	family("rds_path_carrier_info", "gauge",
+	       "1 for each path: what it sends through, in the labels.");
+	for (off = 0; table_item(&t, off, &c, sizeof(c)); off += t.each)
+		carrier_sample("rds_path_carrier_info", &c, true, 1);
+	family("rds_path_carrier_moves_total", "counter",
+	       "Times the path moved to another carrier.");
+	for (off = 0; table_item(&t, off, &c, sizeof(c)); off += t.each)
+		carrier_sample("rds_path_carrier_moves_total", &c, false, c.moves);
+	family("rds_path_last_move_timestamp_seconds", "gauge",
+	       "When the path last moved to another carrier, 0 for never.");
+	for (off = 0; table_item(&t, off, &c, sizeof(c)); off += t.each)
+		carrier_sample("rds_path_last_move_timestamp_seconds", &c, false,
+			       c.last_move_time > 0 ? c.last_move_time : 0);
+	free(t.buf);
+}
+
 void prom_export(int fd)
 {
 	struct list conns = { .size = sizeof(struct conn) };
@@ -432,6 +491,7 @@ void prom_export(int fd)
 	print_queued(&queued);
 	print_paths(fd);
 	print_sock_drops(fd);
+	print_carriers(fd);
 	free(conns.v);
 	free(queued.v);
 }

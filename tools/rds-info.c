@@ -358,6 +358,27 @@ static void print_sock_drops(struct table *t)
 		       (unsigned long long)d.send_canceled);
 }
 
+/* Where each path sends through: its carrier's transport and device,
+ * whether that is the path's home, and how often and how long ago it
+ * moved to another.
+ */
+static void print_carriers(struct table *t)
+{
+	struct rds_info_carrier c;
+	size_t off;
+
+	printf("\nRDS Carriers:\n%*s %*s %4s %4s %-8s %-8s %-12s %4s %6s %9s\n",
+	       W4, "LocalAddr", W4, "RemoteAddr", "Tos", "Path", "Trans", "Carrier",
+	       "Device", "Home", "Moves", "LastMove");
+	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each)
+		printf("%*s %*s %4u %4u %-8.*s %-8.*s %-12.*s %4s %6llu %9s\n",
+		       W4, ipx(&c.laddr), W4, ipx(&c.faddr), c.tos, c.index,
+		       TRANSNAMSIZ, (char *)c.transport, TRANSNAMSIZ, (char *)c.carrier,
+		       RDS_INFO_DEVNAMSIZ, c.device[0] ? (char *)c.device : "-",
+		       c.flags & RDS_INFO_CARRIER_HOME ? "yes" : "no",
+		       (unsigned long long)c.moves, ago(c.last_move_time));
+}
+
 struct section {
 	char opt;
 	int info4, info6;
@@ -401,6 +422,8 @@ static const struct section sections[] = {
 	  .key = "paths", .json4 = json_paths },
 	{ 'd', RDS_INFO_SOCKET_DROPS, 0, print_sock_drops, NULL,
 	  .key = "socket_drops", .json4 = json_sock_drops },
+	{ 'C', RDS_INFO_CARRIERS, 0, print_carriers, NULL,
+	  .key = "carriers", .json4 = json_carriers },
 };
 
 #define NR_SECTIONS	ARRAY_SIZE(sections)
@@ -408,7 +431,7 @@ static const struct section sections[] = {
 static __noreturn void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-p] [-d] [-v] [--json]\n"
+		"Usage: %s [-a] [-c] [-n] [-k] [-r] [-s] [-t] [-T] [-I] [-p] [-d] [-C] [-v] [--json]\n"
 		"       %s --prometheus\n"
 		"  -c  counters               -n  connections\n"
 		"  -k  sockets                -T  TCP sockets\n"
@@ -417,7 +440,8 @@ static __noreturn void usage(int status)
 		"  -t  retransmit queues      -v  verbose (transport names, IB details)\n"
 		"  -p  paths: state, resets, the last reset's time and reason\n"
 		"  -d  sockets' undelivered messages, by reason\n"
-		"      (-p and -d: this implementation's modules only, both address families)\n"
+		"  -C  carriers: what each path sends through, its moves\n"
+		"      (-p, -d, -C: this implementation's modules only, both address families)\n"
 		"  --json        the selected tables as one JSON object\n"
 		"  --prometheus  counters and connection state for node_exporter\n"
 		"  --version     this tool's version and which RDS modules are loaded\n"
@@ -468,7 +492,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "acnkrstTIpdvh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "acnkrstTIpdCvh", long_options, NULL)) != -1) {
 		if (c == 'h')
 			usage(0);
 		if (c == 'V')

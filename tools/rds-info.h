@@ -55,6 +55,7 @@ void json_ib(struct table *t);
 void json_ib6(struct table *t);
 void json_paths(struct table *t);
 void json_sock_drops(struct table *t);
+void json_carriers(struct table *t);
 void json_table_begin(const char *key, bool first, bool is_object);
 void json_table_end(bool is_object);
 

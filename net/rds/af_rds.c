@@ -14,6 +14,7 @@
 #include <net/sock.h>
 #include <rds/version.h>
 
+#include "carrier.h"
 #include "socket.h"
 #include "netns.h"
 #include "rdma.h"
@@ -489,6 +490,7 @@ static void rds_sock_drops_info(struct socket *sock, unsigned int len,
 
 static void rds_parts_exit(void)
 {
+	rds_carrier_exit();
 	rds_info_deregister_func(RDS_INFO_SOCKET_DROPS, rds_sock_drops_info);
 	rds_info_deregister_func(RDS6_INFO_SOCKETS, rds_sock_info6);
 	rds_info_deregister_func(RDS_INFO_SOCKETS, rds_sock_info4);
@@ -529,6 +531,7 @@ static int __init rds_init(void)
 	rds_info_register_func(RDS_INFO_SOCKETS, rds_sock_info4);
 	rds_info_register_func(RDS6_INFO_SOCKETS, rds_sock_info6);
 	rds_info_register_func(RDS_INFO_SOCKET_DROPS, rds_sock_drops_info);
+	rds_carrier_init();
 
 	ret = proto_register(&rds_proto, 1);
 	if (ret)

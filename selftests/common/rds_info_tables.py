@@ -46,6 +46,7 @@ TABLES = [
     (10017, "ib_connections6", None),
     (10100, "paths", None),
     (10101, "socket_drops", 24),
+    (10102, "carriers", None),
 ]
 
 

@@ -134,9 +134,10 @@ ib_info_isolated() {
 	own=$(python3 "$tables" $IA) &&
 	other=$(ip netns exec rdsempty python3 "$tables" $IA) || rc=1
 	ip netns del rdsempty
-	echo "init_net: $(grep -E '^10(008|100) ' <<<"$own" | tr '\n' ' ')"
+	echo "init_net: $(grep -E '^10(008|100|102) ' <<<"$own" | tr '\n' ' ')"
 	grep -qE '^10008 ib_connections [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" &&
-	grep -qE '^10100 paths [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" || rc=1
+	grep -qE '^10100 paths [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" &&
+	grep -qE '^10102 carriers [1-9][0-9]* '"$IA"':[1-9]' <<<"$own" || rc=1
 	if awk '$3 != "absent" && $3 != 0 { bad = 1 } END { exit !bad }' <<<"$other"; then
 		echo "rows in a new netns:"
 		echo "$other"

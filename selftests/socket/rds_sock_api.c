@@ -446,6 +446,7 @@ static const struct {
 	/* Ours alone, past upstream's and UEK's numbers. */
 	{ RDS_INFO_PATHS, sizeof(struct rds_info_path), "PATHS (ours)" },
 	{ RDS_INFO_SOCKET_DROPS, sizeof(struct rds_info_socket_drops), "SOCKET_DROPS (ours)" },
+	{ RDS_INFO_CARRIERS, sizeof(struct rds_info_carrier), "CARRIERS (ours)" },
 };
 
 static void test_info_tables(void)
@@ -566,7 +567,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [tcp LADDR]\n", argv[0]);
 		return KSFT_FAIL;
 	}
-	ktap_plan(119);
+	ktap_plan(120);
 	test_socket_create();
 	test_bind_errors();
 	test_bind_ok();

@@ -12,9 +12,9 @@
 # and port. Each netns' RDS_INFO tables list its own connections, sockets,
 # queued messages and TCP sockets, nothing of another's; in a netns that
 # never used RDS they are empty. Then every table there is read raw, our
-# own RDS_INFO_PATHS and RDS_INFO_SOCKET_DROPS and those rds-info has no
-# option for (RDS_INFO_CONNECTION_STATS) included: in-tree filtered them
-# by the caller's netns only in 2026, table by table.
+# own RDS_INFO_PATHS, RDS_INFO_SOCKET_DROPS and RDS_INFO_CARRIERS and
+# those rds-info has no option for (RDS_INFO_CONNECTION_STATS) included:
+# in-tree filtered them by the caller's netns only in 2026, table by table.
 
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -149,11 +149,11 @@ rows_of() {
 }
 
 # Every table of every netns, raw: rds-e's are empty; rds-a's IPv6
-# connection to fd00::2 is in its connections, TCP sockets and paths and
-# in no table of rds-c, which has the same address but never used IPv6;
-# rds_hold's sockets and queued messages in rds-d are in its sockets,
-# socket drops and receive queues, and rds-b, whose sockets are all
-# closed, has none there.
+# connection to fd00::2 is in its connections, TCP sockets, paths and
+# carriers and in no table of rds-c, which has the same address but never
+# used IPv6; rds_hold's sockets and queued messages in rds-d are in its
+# sockets, socket drops and receive queues, and rds-b, whose sockets are
+# all closed, has none there.
 tables_isolated() {
 	local e a c b d t rc=0
 
@@ -165,7 +165,7 @@ tables_isolated() {
 	t=$(awk '$3 != "absent" && $4 != "'$B6':0"' <<<"$c")
 	expect "rds-c: $(grep -c . <<<"$t") tables with $B6 ${t//$'\n'/; }" \
 		$((${#t} == 0)) || rc=1
-	for t in connections6 tcp_sockets6 paths; do
+	for t in connections6 tcp_sockets6 paths carriers; do
 		expect "rds-a: $t with $B6: $(rows_of "$a" $t 4)" \
 			$(($(rows_of "$a" $t 4) > 0)) || rc=1
 	done

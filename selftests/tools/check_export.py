@@ -30,6 +30,8 @@ FIELDS = {
               "last_connect_error", "resets", "last_reset_time", "last_reset_reason"],
     "socket_drops": ["bound_addr", "bound_port", "inode", "recv_rcvbuf", "send_reset",
                      "send_purged", "send_canceled"],
+    "carriers": ["local_addr", "remote_addr", "tos", "path", "transport", "carrier",
+                 "device", "port", "home", "moves", "last_move_time"],
 }
 # The IPv6 items have no tos, as in the kernel's.
 NO_TOS_IN_V6 = {"connections", "tcp_sockets"}

@@ -108,16 +108,20 @@ check_info_v6() {
 		'^RDS IPv6 Sockets:$'
 }
 
-# Our own tables (rds-info -p, -d): the path up; a socket
-# whose messages to nobody were taken back with RDS_CANCEL_SENT_TO counts
-# them, while it is open. The in-tree modules have neither table, and
-# rds-info leaves them out.
+# Our own tables (rds-info -p, -d, -C): the path up, on its home carrier;
+# a socket whose messages to nobody were taken back with
+# RDS_CANCEL_SENT_TO counts them, while it is open. The in-tree modules
+# have none of these tables, and rds-info leaves them out.
 check_info_own() {
 	local out
 	out=$(in_a "$BIN/rds-info" -p) || return 1
 	output_has "$out" '^RDS Paths:$' \
 		'LocalAddr +RemoteAddr +Tos +Path +Trans +State +Attempts +Fails +Resets +LastReset +Reason' \
 		"^ *$A +$B +0 +0 +tcp +up +[0-9]+ +[0-9]+ +[0-9]+ +[-0-9dhms]+  " || return 1
+	out=$(in_a "$BIN/rds-info" -C) || return 1
+	output_has "$out" '^RDS Carriers:$' \
+		'LocalAddr +RemoteAddr +Tos +Path +Trans +Carrier +Device +Home +Moves +LastMove' \
+		"^ *$A +$B +0 +0 +tcp +tcp +- +yes +0 +-$" || return 1
 	in_a python3 - "$A" "$NOBODY" "$BIN/rds-info" <<-'EOF'
 	import socket, struct, subprocess, sys
 	SOL_RDS, RDS_CANCEL_SENT_TO = 276, 1
@@ -284,10 +288,10 @@ tools_tests() {
 	ktap_test "rds-info -c -k -T -s -r -t" check_info_tables
 	ktap_test "rds-info -a: IPv6 tables" check_info_v6
 	if [ "$1" = intree_load ]; then
-		ktap_test "rds-info -p -d: no such tables in-tree, left out" \
-			bash -c "[ -z \"\$(ip netns exec rds-a '$BIN/rds-info' -p -d)\" ]"
+		ktap_test "rds-info -p -d -C: no such tables in-tree, left out" \
+			bash -c "[ -z \"\$(ip netns exec rds-a '$BIN/rds-info' -p -d -C)\" ]"
 	else
-		ktap_test "rds-info -p -d: the path, a socket's cancelled messages" \
+		ktap_test "rds-info -p -d -C: the path and its carrier, a socket's cancelled messages" \
 			check_info_own
 	fi
 	ktap_test "rds-info: every table, verbose" in_a "$BIN/rds-info" -v -a

@@ -123,7 +123,8 @@ typedef __u8 rds_tos_t;
 #define RDS_INFO_OWN_FIRST		10100
 #define RDS_INFO_PATHS			10100
 #define RDS_INFO_SOCKET_DROPS		10101
-#define RDS_INFO_OWN_LAST		10101
+#define RDS_INFO_CARRIERS		10102
+#define RDS_INFO_OWN_LAST		10102
 
 /*
  * The info items are packed: their layout is what the kernel copies out
@@ -339,6 +340,38 @@ struct rds_info_socket_drops {
 	__u64		send_reset;
 	__u64		send_purged;
 	__u64		send_canceled;
+} __attribute__((packed));
+
+/* Room for a device name, NUL included: an RDMA device's is the longest. */
+#define RDS_INFO_DEVNAMSIZ		64
+
+/* rds_info_carrier.flags: the path is on its home carrier. */
+#define RDS_INFO_CARRIER_HOME		0x01
+
+/*
+ * RDS_INFO_CARRIERS item (this implementation only): one per path of each
+ * connection, what the path sends through. transport is the connection's
+ * own (its home), carrier the transport of the carrier the path is on,
+ * device and port the RDMA device and port that carrier uses (empty and 0
+ * where there is none, and for now always). A failover moves a path to
+ * another carrier: moves counts the times, last_move_time (seconds since
+ * the epoch, 0 for never) says when the last was. Until this
+ * implementation moves paths every one is on its home carrier
+ * (RDS_INFO_CARRIER_HOME), never moved.
+ */
+struct rds_info_carrier {
+	struct in6_addr	laddr;
+	struct in6_addr	faddr;
+	__u8		transport[TRANSNAMSIZ];
+	__u8		carrier[TRANSNAMSIZ];
+	__u8		device[RDS_INFO_DEVNAMSIZ];
+	__u8		tos;
+	__u8		index;
+	__u8		flags;
+	__u8		pad;
+	__u32		port;
+	__u64		moves;
+	__s64		last_move_time;
 } __attribute__((packed));
 
 /* Points on the receive path that can be timestamped, in order. */
