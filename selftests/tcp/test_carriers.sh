@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rds-cost: 60
-# rds-ci-debug: run: every path's carrier set up, used and read under KASAN and lockdep
 #
 # RDS_INFO_CARRIERS (rds-info -C): what each path sends through. A path
 # sends through its carrier, a transport connection and the transport
