@@ -313,6 +313,20 @@ void json_ib6(struct table *t)
 	}
 }
 
+/* The fields that say which path (RDS_INFO_PATHS' and RDS_INFO_CARRIERS'
+ * rows alike).
+ */
+static void path_fields(const void *laddr, const void *faddr,
+			unsigned int tos, unsigned int index,
+			const __u8 *transport)
+{
+	field_str("local_addr", ipx(laddr), INET6_ADDRSTRLEN);
+	field_str("remote_addr", ipx(faddr), INET6_ADDRSTRLEN);
+	field_u64("tos", tos);
+	field_u64("path", index);
+	field_str("transport", (const char *)transport, TRANSNAMSIZ);
+}
+
 /* Ours alone: a reason is "" until the first of its kind. */
 void json_paths(struct table *t)
 {
@@ -321,11 +335,7 @@ void json_paths(struct table *t)
 
 	for (off = 0; table_item(t, off, &p, sizeof(p)); off += t->each) {
 		item_begin();
-		field_str("local_addr", ipx(&p.laddr), INET6_ADDRSTRLEN);
-		field_str("remote_addr", ipx(&p.faddr), INET6_ADDRSTRLEN);
-		field_u64("tos", p.tos);
-		field_u64("path", p.index);
-		field_str("transport", (const char *)p.transport, TRANSNAMSIZ);
+		path_fields(&p.laddr, &p.faddr, p.tos, p.index, p.transport);
 		field_str("state", path_state(p.state), 16);
 		field_u64("next_tx_seq", p.next_tx_seq);
 		field_u64("next_rx_seq", p.next_rx_seq);
@@ -366,11 +376,7 @@ void json_carriers(struct table *t)
 
 	for (off = 0; table_item(t, off, &c, sizeof(c)); off += t->each) {
 		item_begin();
-		field_str("local_addr", ipx(&c.laddr), INET6_ADDRSTRLEN);
-		field_str("remote_addr", ipx(&c.faddr), INET6_ADDRSTRLEN);
-		field_u64("tos", c.tos);
-		field_u64("path", c.index);
-		field_str("transport", (const char *)c.transport, TRANSNAMSIZ);
+		path_fields(&c.laddr, &c.faddr, c.tos, c.index, c.transport);
 		field_str("carrier", (const char *)c.carrier, TRANSNAMSIZ);
 		field_str("device", (const char *)c.device, RDS_INFO_DEVNAMSIZ);
 		field_u64("port", c.port);

@@ -314,25 +314,37 @@ static void print_sockets(int fd)
 	printf("rds_sockets %llu\n", n);
 }
 
-/* One series of @name for path @p, its value @v. */
-static void path_sample(const char *name, const struct rds_info_path *p,
-			const char *reason, unsigned long long v)
+/* The start of a series of @name for one path: its name and the labels
+ * that say which path (RDS_INFO_PATHS' and RDS_INFO_CARRIERS' rows alike);
+ * @last when no label follows.
+ */
+static void path_labels(const char *name, const void *laddr,
+			const void *faddr, unsigned int tos,
+			const __u8 *transport, unsigned int index, bool last)
 {
 	char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN], n[8];
 	char trans[TRANSNAMSIZ + 1];
 
-	addr6_str(&p->laddr, local);
-	addr6_str(&p->faddr, remote);
-	memcpy(trans, p->transport, TRANSNAMSIZ);
+	addr6_str(laddr, local);
+	addr6_str(faddr, remote);
+	memcpy(trans, transport, TRANSNAMSIZ);
 	trans[TRANSNAMSIZ] = '\0';
 	printf("%s{", name);
 	label("local", local, false);
 	label("remote", remote, false);
-	snprintf(n, sizeof(n), "%u", p->tos);
+	snprintf(n, sizeof(n), "%u", tos);
 	label("tos", n, false);
 	label("transport", trans, false);
-	snprintf(n, sizeof(n), "%u", p->index);
-	label("path", n, !reason);
+	snprintf(n, sizeof(n), "%u", index);
+	label("path", n, last);
+}
+
+/* One series of @name for path @p, its value @v. */
+static void path_sample(const char *name, const struct rds_info_path *p,
+			const char *reason, unsigned long long v)
+{
+	path_labels(name, &p->laddr, &p->faddr, p->tos, p->transport,
+		    p->index, !reason);
 	if (reason)
 		label("reason", reason, true);
 	printf("%llu\n", v);
@@ -415,22 +427,10 @@ static void print_sock_drops(int fd)
 static void carrier_sample(const char *name, const struct rds_info_carrier *c,
 			   bool info, unsigned long long v)
 {
-	char local[INET6_ADDRSTRLEN], remote[INET6_ADDRSTRLEN], n[8];
-	char trans[TRANSNAMSIZ + 1], carrier[TRANSNAMSIZ + 1];
-	char device[RDS_INFO_DEVNAMSIZ + 1];
+	char carrier[TRANSNAMSIZ + 1], device[RDS_INFO_DEVNAMSIZ + 1];
 
-	addr6_str(&c->laddr, local);
-	addr6_str(&c->faddr, remote);
-	memcpy(trans, c->transport, TRANSNAMSIZ);
-	trans[TRANSNAMSIZ] = '\0';
-	printf("%s{", name);
-	label("local", local, false);
-	label("remote", remote, false);
-	snprintf(n, sizeof(n), "%u", c->tos);
-	label("tos", n, false);
-	label("transport", trans, false);
-	snprintf(n, sizeof(n), "%u", c->index);
-	label("path", n, !info);
+	path_labels(name, &c->laddr, &c->faddr, c->tos, c->transport,
+		    c->index, !info);
 	if (info) {
 		memcpy(carrier, c->carrier, TRANSNAMSIZ);
 		carrier[TRANSNAMSIZ] = '\0';
